@@ -1,0 +1,57 @@
+import cors from '@fastify/cors';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { DB } from './db/types.ts';
+import { authPlugin } from './auth/auth-plugin.ts';
+import { installErrorHandling } from './http/error-handler.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import { openApiRoute } from './http/openapi-route.ts';
+import { registerKeyRateLimit } from './http/rate-limit.ts';
+import { ErrorBody } from './http/schemas.ts';
+import { projectRoutes } from './projects/routes.ts';
+import { usageRoutes } from './usage/routes.ts';
+
+export interface AppOptions {
+  db: Kysely<DB>;
+  /** Shares rate-limit windows between instances; in-process windows without it. */
+  redis?: Redis | undefined;
+  logger?: FastifyServerOptions['logger'];
+  /** The clock; tests pin it. */
+  now?: () => Date;
+}
+
+/** Paths anyone may call, from any origin. Everything else needs a key and sends no CORS headers. */
+const PUBLIC_PATHS = new Set(['/api/v1/openapi.json']);
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    // Query strings and bodies are checked by the route schemas; every offending field is named.
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  const deps = { db: options.db, now: options.now ?? (() => new Date()) };
+
+  installErrorHandling(app);
+  app.addSchema(ErrorBody);
+  await registerOpenApi(app);
+  await app.register(cors, {
+    delegator: (request, callback) => {
+      const path = (request.url ?? '').split('?')[0] ?? '';
+      callback(null, PUBLIC_PATHS.has(path) ? { origin: '*', methods: ['GET', 'HEAD', 'POST', 'OPTIONS'] } : { origin: false });
+    },
+  });
+
+  await app.register(openApiRoute);
+
+  // Everything below needs an API key with the route's scope, and is rate limited per key.
+  await app.register(async (authenticated) => {
+    await authenticated.register(authPlugin, { db: deps.db });
+    await registerKeyRateLimit(authenticated, options.redis);
+    await authenticated.register(projectRoutes, deps);
+    await authenticated.register(usageRoutes, deps);
+  });
+
+  return app;
+}

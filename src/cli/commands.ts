@@ -1,0 +1,223 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import { createApiKey } from '../auth/create-api-key.ts';
+import { revokeApiKey } from '../auth/revoke-api-key.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { seedDemo } from '../demo/seed-demo.ts';
+import { listEngines } from '../engines/list-engines.ts';
+import { NotFoundError } from '../http/errors.ts';
+import { addCompetitor } from '../projects/add-competitor.ts';
+import { createProject } from '../projects/create-project.ts';
+import { listTopics } from '../topics/list-topics.ts';
+import { grantCredits } from '../usage/grant-credits.ts';
+import { createWorkspace } from '../workspaces/create-workspace.ts';
+import { updateWorkspace } from '../workspaces/update-workspace.ts';
+import { booleanFlag, numberFlag, uuidFlag } from './flags.ts';
+
+type Values = Record<string, string | string[] | boolean | undefined>;
+
+export interface CommandContext {
+  db: Kysely<DB>;
+  values: Values;
+  positionals: string[];
+  now: Date;
+}
+
+export interface CommandResult {
+  /** The one JSON object printed with --json. */
+  json: object;
+  /** What a person reads without --json. */
+  text: string;
+}
+
+type OptionSpec = { type: 'string' | 'boolean'; multiple?: boolean };
+
+export interface Command {
+  name: string;
+  options: Record<string, OptionSpec>;
+  required?: string[];
+  positionals?: string[];
+  run: 'serve' | ((context: CommandContext) => Promise<CommandResult>);
+}
+
+const str = (values: Values, name: string): string | undefined => {
+  const v = values[name];
+  return typeof v === 'string' ? v : undefined;
+};
+const list = (values: Values, name: string): string[] => {
+  const v = values[name];
+  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
+};
+const idResult = (id: string, what: string): CommandResult => ({ json: { id }, text: `${what} ${id}` });
+
+const subjectOptions: Record<string, OptionSpec> = {
+  name: { type: 'string' },
+  domain: { type: 'string' },
+  color: { type: 'string' },
+  alias: { type: 'string', multiple: true },
+};
+
+export const COMMANDS: Record<string, Command> = {
+  serve: { name: 'serve', options: {}, run: 'serve' },
+
+  migrate: {
+    name: 'migrate',
+    options: {},
+    // The CLI migrates before every command; this reports what was (already) applied.
+    run: async ({ db }) => {
+      const applied = await migrateToLatest(db);
+      return { json: { applied }, text: applied.length ? `applied ${applied.join(', ')}` : 'schema is up to date' };
+    },
+  },
+
+  'workspace create': {
+    name: 'workspace create',
+    options: { name: { type: 'string' }, plan: { type: 'string' } },
+    required: ['name'],
+    run: async ({ db, values }) =>
+      idResult((await createWorkspace(db, { name: str(values, 'name')!, plan: str(values, 'plan') })).id, 'created workspace'),
+  },
+
+  'workspace update': {
+    name: 'workspace update',
+    options: {
+      plan: { type: 'string' },
+      'api-access': { type: 'string' },
+      'credits-enforced': { type: 'string' },
+      'daily-ceiling-usd': { type: 'string' },
+    },
+    positionals: ['id'],
+    run: async ({ db, values, positionals }) => {
+      const { id } = await updateWorkspace(db, uuidFlag('id', positionals[0]!), {
+        plan: str(values, 'plan'),
+        apiAccess: booleanFlag('api-access', str(values, 'api-access')),
+        creditsEnforced: booleanFlag('credits-enforced', str(values, 'credits-enforced')),
+        dailyCeilingUsd: numberFlag('daily-ceiling-usd', str(values, 'daily-ceiling-usd')),
+      });
+      const w = await db
+        .selectFrom('workspaces')
+        .select(['plan', 'api_access', 'credits_enforced', 'daily_ceiling_usd'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      return {
+        json: { id, plan: w.plan, apiAccess: w.api_access, creditsEnforced: w.credits_enforced, dailyCeilingUsd: w.daily_ceiling_usd },
+        text: `updated workspace ${id}`,
+      };
+    },
+  },
+
+  'credits grant': {
+    name: 'credits grant',
+    options: { workspace: { type: 'string' }, credits: { type: 'string' }, note: { type: 'string' } },
+    required: ['workspace', 'credits'],
+    run: async ({ db, values, now }) => {
+      const result = await grantCredits(
+        db,
+        uuidFlag('workspace', str(values, 'workspace')!),
+        numberFlag('credits', str(values, 'credits'))!,
+        str(values, 'note'),
+        now,
+      );
+      return { json: result, text: `granted ${result.credits} credits to workspace ${result.workspaceId}` };
+    },
+  },
+
+  'project create': {
+    name: 'project create',
+    options: { workspace: { type: 'string' }, ...subjectOptions },
+    required: ['workspace', 'name', 'domain'],
+    run: async ({ db, values }) => {
+      const { id } = await createProject(db, uuidFlag('workspace', str(values, 'workspace')!), {
+        name: str(values, 'name')!,
+        domain: str(values, 'domain')!,
+        color: str(values, 'color'),
+        aliases: list(values, 'alias'),
+      });
+      return idResult(id, 'created project');
+    },
+  },
+
+  'competitor add': {
+    name: 'competitor add',
+    options: { project: { type: 'string' }, ...subjectOptions },
+    required: ['project', 'name', 'domain'],
+    run: async ({ db, values }) => {
+      const { id } = await addCompetitor(db, uuidFlag('project', str(values, 'project')!), {
+        name: str(values, 'name')!,
+        domain: str(values, 'domain')!,
+        color: str(values, 'color'),
+        aliases: list(values, 'alias'),
+      });
+      return idResult(id, 'added competitor');
+    },
+  },
+
+  'key create': {
+    name: 'key create',
+    options: {
+      workspace: { type: 'string' },
+      project: { type: 'string' },
+      scopes: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      name: { type: 'string' },
+    },
+    required: ['workspace', 'scopes'],
+    run: async ({ db, values }) => {
+      const created = await createApiKey(db, {
+        workspaceId: uuidFlag('workspace', str(values, 'workspace')!),
+        projectId: uuidFlag('project', str(values, 'project')),
+        scopes: str(values, 'scopes')!.split(','),
+        rateLimit: numberFlag('rate-limit', str(values, 'rate-limit')),
+        name: str(values, 'name'),
+      });
+      return {
+        json: created,
+        text: `created key ${created.id}\n${created.key}\n(the secret is shown this once; only its hash is stored)`,
+      };
+    },
+  },
+
+  'key revoke': {
+    name: 'key revoke',
+    options: {},
+    positionals: ['id'],
+    run: async ({ db, positionals, now }) => {
+      const result = await revokeApiKey(db, uuidFlag('id', positionals[0]!), now);
+      return { json: result, text: `revoked key ${result.id}` };
+    },
+  },
+
+  'engines list': {
+    name: 'engines list',
+    options: {},
+    run: async ({ db }) => {
+      const engines = await listEngines(db);
+      return { json: { engines }, text: engines.map((e) => `${e.id}  ${e.key.padEnd(20)} ${e.label}`).join('\n') };
+    },
+  },
+
+  'topics list': {
+    name: 'topics list',
+    options: { project: { type: 'string' } },
+    required: ['project'],
+    run: async ({ db, values }) => {
+      const projectId = uuidFlag('project', str(values, 'project')!);
+      const project = await db.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst();
+      if (!project) throw new NotFoundError(`no project ${projectId}`);
+      const topics = await listTopics(db, projectId);
+      return { json: { topics }, text: topics.map((t) => `${t.id}  ${t.name}`).join('\n') || '(no topics)' };
+    },
+  },
+
+  demo: {
+    name: 'demo',
+    options: { workspace: { type: 'string' } },
+    run: async ({ db, values }) => {
+      const demo = await seedDemo(db, { workspaceId: uuidFlag('workspace', str(values, 'workspace')) });
+      return {
+        json: demo,
+        text: `demo project ${demo.projectId} in workspace ${demo.workspaceId}\nread key:   ${demo.keys.read}\ningest key: ${demo.keys.ingest}`,
+      };
+    },
+  },
+};

@@ -1,0 +1,132 @@
+import { parseArgs } from 'node:util';
+import { loadConfig, type Config } from '../config.ts';
+import { openForCommand, type Database } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { AppError } from '../http/errors.ts';
+import { COMMANDS, type Command } from './commands.ts';
+
+/** Thrown for a command line that does not parse; exits 2, like other Unix tools. */
+export class UsageError extends Error {}
+
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+const USAGE = `usage: sightline <command> [options] [--json]
+
+  serve                     start the service (as npm start)
+  migrate                   bring the database schema up to date
+  workspace create --name N [--plan free|starter|growth|enterprise]
+  workspace update ID [--plan P] [--api-access true|false] [--credits-enforced true|false] [--daily-ceiling-usd X]
+  credits grant --workspace ID --credits X [--note T]
+  project create --workspace ID --name N --domain D [--color C] [--alias A]...
+  competitor add --project ID --name N --domain D [--color C] [--alias A]...
+  key create --workspace ID [--project ID] --scopes read,ingest [--rate-limit N] [--name T]
+  key revoke ID
+  engines list
+  topics list --project ID
+  demo [--workspace ID]
+
+With --json each command prints exactly one JSON object on stdout. While a server runs on the same
+embedded data directory, commands work through it.`;
+
+/** Runs one command line; returns the exit code. */
+export async function runCli(argv: string[], io: CliIo, config: Config = loadConfig()): Promise<number> {
+  const json = argv.includes('--json');
+  try {
+    const [first, second] = argv.filter((a) => !a.startsWith('-'));
+    if (first === undefined || argv.includes('--help') || argv.includes('-h')) {
+      io.out(USAGE);
+      return first === undefined && !argv.includes('--help') && !argv.includes('-h') ? 2 : 0;
+    }
+    const twoWord = second !== undefined ? COMMANDS[`${first} ${second}`] : undefined;
+    const command: Command | undefined = twoWord ?? COMMANDS[first];
+    if (!command) throw new UsageError(`unknown command "${[first, second].filter(Boolean).join(' ')}"`);
+    const rest = dropWords(argv, twoWord ? 2 : 1);
+    const { values, positionals } = parseCommandLine(rest, command);
+    if (command.run === 'serve') {
+      const { startServer, stopOnSignals } = await import('../server.ts');
+      stopOnSignals(await startServer(config));
+      return -1; // keeps running
+    }
+    const database = await openForCommand(config);
+    try {
+      await migrateToLatest(database.db);
+      const result = await command.run({ db: database.db, values, positionals, now: new Date() });
+      io.out(json ? JSON.stringify(result.json) : result.text);
+      return 0;
+    } finally {
+      await closeQuietly(database);
+    }
+  } catch (error) {
+    return report(error, json, io);
+  }
+}
+
+function dropWords(argv: string[], count: number): string[] {
+  const out = [...argv];
+  for (let dropped = 0, i = 0; dropped < count && i < out.length; ) {
+    if (!out[i]!.startsWith('-')) {
+      out.splice(i, 1);
+      dropped++;
+    } else i++;
+  }
+  return out;
+}
+
+function parseCommandLine(args: string[], command: Command) {
+  try {
+    const parsed = parseArgs({
+      args,
+      options: { json: { type: 'boolean' }, ...command.options },
+      allowPositionals: true,
+      strict: true,
+    });
+    const positionals = parsed.positionals;
+    if (positionals.length !== (command.positionals ?? []).length) {
+      throw new UsageError(`${command.name} takes ${(command.positionals ?? []).map((p) => p.toUpperCase()).join(' ') || 'no arguments'}`);
+    }
+    for (const required of command.required ?? []) {
+      if ((parsed.values as Record<string, unknown>)[required] === undefined) throw new UsageError(`${command.name} needs --${required}`);
+    }
+    return { values: parsed.values as Record<string, string | string[] | boolean | undefined>, positionals };
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function report(error: unknown, json: boolean, io: CliIo): number {
+  if (error instanceof UsageError) {
+    io.err(json ? JSON.stringify({ error: { code: 'usage', message: error.message } }) : `sightline: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (error instanceof AppError) {
+    const body = { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+    io.err(json ? JSON.stringify(body) : `sightline: ${error.message}`);
+    return 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.err(json ? JSON.stringify({ error: { code: 'internal', message } }) : `sightline: ${message}`);
+  return 1;
+}
+
+async function closeQuietly(database: Database): Promise<void> {
+  try {
+    await database.close();
+  } catch {
+    // The command's result stands; a failure to close a connection is not the user's concern.
+  }
+}
+
+/** The process entry: arguments from argv, output to stdout/stderr, the exit code set. */
+export async function cliMain(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const code = await runCli(argv, {
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+  });
+  if (code >= 0) process.exitCode = code;
+}
+
+if (import.meta.main) await cliMain();

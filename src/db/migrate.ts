@@ -1,0 +1,20 @@
+import type { Kysely } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import * as foundation from './migrations/2026-11-22-0001-foundation.ts';
+
+/** Every migration, in order. A static list: no directory scanning, works the same everywhere. */
+const MIGRATIONS: Record<string, Migration> = {
+  '2026-11-22-0001-foundation': foundation,
+};
+
+const provider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};
+
+/** Brings the schema to the latest version; safe to run from several processes at once. */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

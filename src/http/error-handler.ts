@@ -1,0 +1,116 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, RateLimitedError, type ErrorCode, type ErrorDetails } from './errors.ts';
+
+interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: ErrorDetails };
+}
+
+/** HTTP-level refusals that keep their own status, with code `bad_request` (operations.md 5). */
+const HTTP_LEVEL_STATUSES = new Set([405, 413, 415, 431]);
+
+const STATUS_TO_CODE: Record<number, ErrorCode> = {
+  401: 'unauthorized',
+  402: 'quota_exceeded',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  429: 'rate_limited',
+};
+
+/** Every failure, whatever raised it, leaves as the error body with the status of its code. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
+    const { status, body } = toErrorResponse(error);
+    if (status >= 500) {
+      request.log.error({ err: error }, 'unexpected error');
+    }
+    if (error instanceof RateLimitedError) {
+      reply.header('retry-after', String(error.retryAfterSeconds));
+    }
+    return reply.status(status).type('application/json; charset=utf-8').send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const body: ErrorBody = {
+      error: { code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` },
+    };
+    return reply.status(404).send(body);
+  });
+}
+
+export function toErrorResponse(error: FastifyError | AppError): { status: number; body: ErrorBody } {
+  if (error instanceof AppError) {
+    const body: ErrorBody = { error: { code: error.code, message: error.message } };
+    if (error.details) body.error.details = error.details;
+    return { status: error.statusCode, body };
+  }
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    const details = validationDetails(fastifyError);
+    const fields = Object.keys(details).map((f) => `\`${f}\``);
+    return {
+      status: 400,
+      body: {
+        error: {
+          code: 'bad_request',
+          message: `invalid ${fastifyError.validationContext ?? 'request'}: ${fields.join(', ')} ${fields.length === 1 ? 'is' : 'are'} not valid (see details)`,
+          details,
+        },
+      },
+    };
+  }
+  const status = fastifyError.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const code = STATUS_TO_CODE[status] ?? 'bad_request';
+    const finalStatus = code !== 'bad_request' || HTTP_LEVEL_STATUSES.has(status) ? status : 400;
+    return { status: finalStatus, body: { error: { code, message: clientMessage(fastifyError) } } };
+  }
+  return { status: 500, body: { error: { code: 'internal', message: 'internal server error; retry with backoff' } } };
+}
+
+function clientMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'request body is too large';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return `unsupported content type; send application/json`;
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'request body is not valid JSON';
+    default:
+      // Fastify's own 4xx messages describe the request, never server internals.
+      return error.message;
+  }
+}
+
+/** Ajv's errors as `{ field: what is wrong }`, the field named as the client sent it. */
+function validationDetails(error: FastifyError): ErrorDetails {
+  const details: ErrorDetails = {};
+  for (const item of error.validation ?? []) {
+    const params = item.params as Record<string, unknown>;
+    const missing = typeof params.missingProperty === 'string' ? params.missingProperty : undefined;
+    const extra = typeof params.additionalProperty === 'string' ? params.additionalProperty : undefined;
+    const path = item.instancePath
+      .split('/')
+      .filter(Boolean)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (missing) path.push(missing);
+    if (extra) path.push(extra);
+    const field = path.join('.') || error.validationContext || 'request';
+    if (details[field] === undefined) {
+      details[field] = describe(item.keyword, params, item.message, missing !== undefined, extra !== undefined);
+    }
+  }
+  return details;
+}
+
+function describe(keyword: string, params: Record<string, unknown>, message: string | undefined, missing: boolean, extra: boolean): string {
+  if (missing) return 'is required';
+  if (extra) return 'is not a known field';
+  if (keyword === 'format') return `must be a valid ${String(params.format)}`;
+  if (keyword === 'anyOf' || keyword === 'enum' || keyword === 'const') {
+    const allowed = params.allowedValues ?? params.allowedValue;
+    return allowed !== undefined ? `must be one of ${JSON.stringify(allowed)}` : 'is not an allowed value';
+  }
+  return message ?? 'is not valid';
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import type { DB } from '../db/types.ts';
+import { principalOf } from '../auth/auth-plugin.ts';
+import { authenticatedErrors, bearerSecurity, Envelope, Uuid } from '../http/schemas.ts';
+import { listProjects } from './list-projects.ts';
+
+export const ProjectSummary = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    domain: Type.String({ description: 'bare host, no scheme, no www.' }),
+  },
+  { title: 'ProjectSummary' },
+);
+
+export async function projectRoutes(app: FastifyInstance, options: { db: Kysely<DB> }): Promise<void> {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.get(
+    '/api/v1/projects',
+    {
+      config: { scope: 'read' },
+      schema: {
+        summary: "List the key's projects, oldest first",
+        description: 'Every project (brand) in the key\'s workspace; a project-scoped key sees only its own.',
+        tags: ['projects'],
+        security: bearerSecurity,
+        response: {
+          200: Envelope(Type.Object({ projects: Type.Array(ProjectSummary) })),
+          ...authenticatedErrors,
+        },
+      },
+    },
+    async (request) => ({ data: { projects: await listProjects(options.db, principalOf(request)) } }),
+  );
+}

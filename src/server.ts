@@ -1,0 +1,117 @@
+import { Redis } from 'ioredis';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import { loadConfig, type Config } from './config.ts';
+import { openEmbeddedForServer, openPostgres, type Database } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { isEmpty, seedDemo } from './demo/seed-demo.ts';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  database: Database;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Opens the database, migrates, seeds the demo on an empty one, and listens. */
+export async function startServer(config: Config, print: (line: string) => void = console.log): Promise<RunningServer> {
+  const database = config.databaseUrl ? openPostgres(config.databaseUrl) : await openEmbeddedForServer(config.dataDir);
+  let redis: Redis | undefined;
+  try {
+    await migrateToLatest(database.db);
+    if (config.demo && (await isEmpty(database.db))) {
+      const demo = await seedDemo(database.db);
+      print('Seeded the demo workspace. Its API keys are shown this once:');
+      print(`  read:   ${demo.keys.read}`);
+      print(`  ingest: ${demo.keys.ingest}   (bound to project ${demo.projectId})`);
+    }
+    redis = config.redisUrl ? await openRedis(config.redisUrl) : undefined;
+    const app = await buildApp({
+      db: database.db,
+      redis,
+      logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    });
+    const address = await app.listen({ port: config.port, host: config.host });
+    const url = config.publicUrl ?? address;
+    print(`Sightline is listening on ${address} (${database.kind} database${redis ? ', Redis rate limits' : ''})`);
+    return {
+      app,
+      database,
+      url,
+      async close() {
+        await app.close();
+        redis?.disconnect();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    redis?.disconnect();
+    await database.close();
+    throw error;
+  }
+}
+
+/**
+ * A Redis client that fails fast: no offline queue, one retry per command, so a Redis outage makes
+ * the rate limiter skip (see http/rate-limit.ts) instead of holding requests.
+ */
+export function connectRedis(url: string): Redis {
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+  let lastLog = 0;
+  redis.on('error', (error: Error) => {
+    if (Date.now() - lastLog > 30_000) {
+      lastLog = Date.now();
+      console.error(`redis: ${error.message} (rate limits are not enforced while Redis is unreachable)`);
+    }
+  });
+  return redis;
+}
+
+/**
+ * connectRedis, then up to `waitMs` for the connection, so the first requests share the window
+ * too. A Redis that is down does not stop the service from starting (see http/rate-limit.ts).
+ */
+export async function openRedis(url: string, waitMs = 3_000): Promise<Redis> {
+  const redis = connectRedis(url);
+  if (redis.status !== 'ready') {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, waitMs);
+      redis.once('ready', done);
+      function done() {
+        clearTimeout(timer);
+        redis.off('ready', done);
+        resolve();
+      }
+    });
+  }
+  return redis;
+}
+
+/** Stops on SIGINT/SIGTERM, closing the database cleanly (PGlite flushes to disk). */
+export function stopOnSignals(server: RunningServer): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    server.app.log.info({ signal }, 'stopping');
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+if (import.meta.main) {
+  try {
+    const server = await startServer(loadConfig());
+    stopOnSignals(server);
+  } catch (error) {
+    console.error(`sightline: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}

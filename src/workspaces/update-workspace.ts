@@ -1,0 +1,41 @@
+import type { Kysely } from 'kysely';
+import type { DB, WorkspaceUpdate } from '../db/types.ts';
+import { BadRequestError, NotFoundError } from '../http/errors.ts';
+import { PLAN_NAMES, isPlan } from './plans.ts';
+
+export interface WorkspaceChanges {
+  plan?: string | undefined;
+  apiAccess?: boolean | undefined;
+  creditsEnforced?: boolean | undefined;
+  dailyCeilingUsd?: number | undefined;
+}
+
+/** Changes take effect on the next request to any instance: auth reads them every time. */
+export async function updateWorkspace(db: Kysely<DB>, id: string, changes: WorkspaceChanges): Promise<{ id: string }> {
+  const set: WorkspaceUpdate = {};
+  if (changes.plan !== undefined) {
+    if (!isPlan(changes.plan)) {
+      throw new BadRequestError(`plan "${changes.plan}" is not one of ${PLAN_NAMES.join(', ')}`, {
+        plan: `must be one of ${PLAN_NAMES.join(', ')}`,
+      });
+    }
+    set.plan = changes.plan;
+  }
+  if (changes.apiAccess !== undefined) set.api_access = changes.apiAccess;
+  if (changes.creditsEnforced !== undefined) set.credits_enforced = changes.creditsEnforced;
+  if (changes.dailyCeilingUsd !== undefined) {
+    const ceiling = changes.dailyCeilingUsd;
+    if (!Number.isFinite(ceiling) || ceiling < 0 || ceiling > 1e9 || Math.round(ceiling * 100) !== ceiling * 100) {
+      throw new BadRequestError('the daily ceiling must be a non-negative amount of USD with at most two decimals', {
+        dailyCeilingUsd: 'must be a non-negative amount with at most two decimals',
+      });
+    }
+    set.daily_ceiling_usd = ceiling;
+  }
+  if (Object.keys(set).length === 0) {
+    throw new BadRequestError('nothing to change: give --plan, --api-access, --credits-enforced or --daily-ceiling-usd');
+  }
+  const result = await db.updateTable('workspaces').set(set).where('id', '=', id).executeTakeFirst();
+  if (result.numUpdatedRows === 0n) throw new NotFoundError(`no workspace ${id}`);
+  return { id };
+}

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import type { FastifyInstance } from 'fastify';
+import type { Database } from '../src/db/database.ts';
+import { toOpenApi30 } from '../src/http/openapi.ts';
+import { openTestDatabase, testApp } from './helpers.ts';
+
+describe('GET /api/v1/openapi.json', () => {
+  let database: Database;
+  let app: FastifyInstance;
+  let document: Record<string, any>;
+
+  before(async () => {
+    database = await openTestDatabase();
+    app = await testApp(database.db);
+    const res = await app.inject({ url: '/api/v1/openapi.json' });
+    assert.equal(res.statusCode, 200);
+    document = res.json();
+  });
+  after(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  test('is public, flat, CORS-open OpenAPI 3.0.3', async () => {
+    const res = await app.inject({ url: '/api/v1/openapi.json', headers: { origin: 'https://elsewhere.example' } });
+    assert.equal(res.headers['access-control-allow-origin'], '*');
+    assert.equal(document.openapi, '3.0.3');
+    assert.equal(document.data, undefined);
+  });
+
+  test('is valid under swagger-parser', async () => {
+    await SwaggerParser.validate(structuredClone(document) as never);
+  });
+
+  test('describes every read endpoint with its security, parameters, responses and errors', () => {
+    assert.deepEqual(document.components.securitySchemes.bearerAuth, {
+      type: 'http',
+      scheme: 'bearer',
+      description: document.components.securitySchemes.bearerAuth.description,
+    });
+    for (const path of ['/api/v1/projects', '/api/v1/usage']) {
+      const op = document.paths[path]?.get;
+      assert.ok(op, `${path} is documented`);
+      assert.deepEqual(op.security, [{ bearerAuth: [] }]);
+      for (const status of ['200', '401', '403', '429', '500']) assert.ok(op.responses[status], `${path} ${status}`);
+      assert.ok(op.responses['200'].content['application/json'].schema.properties.data, `${path} documents its envelope`);
+    }
+    const usage = document.paths['/api/v1/usage'].get.responses['200'].content['application/json'].schema.properties.data;
+    assert.equal(Object.keys(usage.properties.pricing.properties.perAction.properties).length, 18);
+    assert.equal(Object.keys(usage.properties.pricing.properties.perEngineCheck.properties).length, 7);
+    assert.ok(document.components.schemas.ErrorBody, 'the error body is a shared component');
+  });
+
+  test('the public document is not behind auth', () => {
+    assert.equal(document.paths['/api/v1/openapi.json'].get.security, undefined);
+  });
+});
+
+describe('toOpenApi30', () => {
+  test('turns JSON Schema nullability and constants into OpenAPI 3.0 forms', () => {
+    assert.deepEqual(toOpenApi30({ anyOf: [{ type: 'number' }, { type: 'null' }], description: 'd' }), {
+      type: 'number',
+      description: 'd',
+      nullable: true,
+    });
+    assert.deepEqual(toOpenApi30({ anyOf: [{ const: 'a', type: 'string' }, { const: 'b', type: 'string' }] }), {
+      type: 'string',
+      enum: ['a', 'b'],
+    });
+    assert.deepEqual(toOpenApi30({ type: ['string', 'null'] }), { type: 'string', nullable: true });
+    assert.deepEqual(toOpenApi30({ type: 'object', patternProperties: { '^.*$': { type: 'string' } } }), {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+    });
+    assert.deepEqual(toOpenApi30({ $id: 'X', $schema: 'y', const: 3 }), { enum: [3], type: 'number' });
+  });
+});
