@@ -144,6 +144,7 @@ class GatedDriver implements Driver {
 export type { CompiledQuery };
 
 const READY_FOR_QUERY = 0x5a; // 'Z'
+const TERMINATE = 0x58; // 'X', from a client
 const STATUS_IDLE = 0x49; // 'I'
 
 /**
@@ -197,6 +198,9 @@ class GatedQueue {
   readonly #gate: Gate;
   readonly #owners = new Map<number, () => void>();
   readonly #trackers = new Map<number, ReadyForQueryTracker>();
+  /** Handlers waiting for the gate, and those of them whose socket closed meanwhile. */
+  readonly #waiting = new Set<number>();
+  readonly #closed = new Set<number>();
 
   constructor(db: PGlite, gate: Gate) {
     this.#db = db;
@@ -204,7 +208,20 @@ class GatedQueue {
   }
 
   async enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
-    if (!this.#owners.has(handlerId)) this.#owners.set(handlerId, await this.#gate.acquire());
+    // Terminate: the client is leaving; its socket's close does the clean-up. The embedded backend
+    // is shared, so it is never asked to end its one session.
+    if (message[0] === TERMINATE) return 0;
+    if (!this.#owners.has(handlerId)) {
+      this.#waiting.add(handlerId);
+      const release = await this.#gate.acquire();
+      this.#waiting.delete(handlerId);
+      if (this.#closed.delete(handlerId)) {
+        // The client went away while waiting: nothing to run, and nobody left to release later.
+        release();
+        return 0;
+      }
+      this.#owners.set(handlerId, release);
+    }
     let tracker = this.#trackers.get(handlerId);
     if (!tracker) {
       tracker = new ReadyForQueryTracker();
@@ -235,6 +252,7 @@ class GatedQueue {
   }
 
   async clearTransactionIfNeeded(handlerId: number): Promise<void> {
+    if (this.#waiting.has(handlerId)) this.#closed.add(handlerId);
     this.#trackers.delete(handlerId);
     if (!this.#owners.has(handlerId)) return;
     try {

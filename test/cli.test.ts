@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cliPath = join(root, 'src', 'cli', 'main.ts');
+const serverPath = join(root, 'src', 'server.ts');
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs a command that must succeed and returns its one JSON object. */
+async function json(args: string[], env: NodeJS.ProcessEnv): Promise<any> {
+  const result = await run([...args, '--json'], env);
+  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+  const lines = result.stdout.trim().split('\n');
+  assert.equal(lines.length, 1, 'exactly one JSON object on stdout');
+  const parsed = JSON.parse(lines[0]!);
+  assert.equal(typeof parsed, 'object');
+  assert.ok(parsed !== null && !Array.isArray(parsed));
+  return parsed;
+}
+
+function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [serverPath], { env: { ...env, PORT: '0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    const onData = (d: Buffer) => {
+      output += d;
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1]!, output: () => output });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+  });
+}
+
+function stopServer(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+const baseEnv = (dataDir: string): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  SIGHTLINE_DATA_DIR: dataDir,
+  SIGHTLINE_DEMO: '0',
+  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+});
+
+describe('the CLI', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+
+  before(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'sightline-cli-'));
+    env = baseEnv(dataDir);
+  });
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  test('works with no server running: every command, one JSON object each', async () => {
+    const engines = await json(['engines', 'list'], env);
+    assert.deepEqual(
+      engines.engines.map((e: { key: string }) => e.key),
+      ['chatgpt', 'perplexity', 'gemini', 'google_ai_overviews', 'google_ai_mode', 'claude', 'copilot'],
+    );
+    for (const e of engines.engines) assert.deepEqual(Object.keys(e), ['id', 'key', 'label']);
+    const { id: workspaceId } = await json(['workspace', 'create', '--name', 'Direct'], env);
+    const updated = await json(['workspace', 'update', workspaceId, '--plan', 'growth', '--credits-enforced', 'true', '--daily-ceiling-usd', '25'], env);
+    assert.equal(updated.id, workspaceId);
+    const { id: projectId } = await json(
+      ['project', 'create', '--workspace', workspaceId, '--name', 'Brand', '--domain', 'brand.example.com', '--color', '#123456', '--alias', 'Brandy', '--alias', 'BR'],
+      env,
+    );
+    const competitor = await json(['competitor', 'add', '--project', projectId, '--name', 'Rival', '--domain', 'rival.com'], env);
+    assert.match(competitor.id, /^[0-9a-f-]{36}$/);
+    const key = await json(['key', 'create', '--workspace', workspaceId, '--project', projectId, '--scopes', 'read,ingest', '--rate-limit', '10', '--name', 'ci'], env);
+    assert.deepEqual(Object.keys(key).sort(), ['id', 'key']);
+    assert.match(key.key, /^sl_/);
+    assert.deepEqual(await json(['topics', 'list', '--project', projectId], env), { topics: [] });
+    const grant = await json(['credits', 'grant', '--workspace', workspaceId, '--credits', '12.5', '--note', 'test'], env);
+    assert.equal(grant.credits, 12.5);
+    const revoked = await json(['key', 'revoke', key.id], env);
+    assert.equal(revoked.id, key.id);
+    const migrated = await json(['migrate'], env);
+    assert.deepEqual(migrated.applied, []);
+  });
+
+  test('refusals: non-zero exit, the error on stderr, nothing on stdout', async () => {
+    for (const args of [
+      ['project', 'create', '--workspace', 'not-a-uuid', '--name', 'X', '--domain', 'x.com'],
+      ['project', 'create', '--workspace', '00000000-0000-4000-8000-000000000000', '--name', 'X', '--domain', 'x.com'],
+      ['workspace', 'create', '--name', 'X', '--plan', 'platinum'],
+      ['key', 'create', '--workspace', '00000000-0000-4000-8000-000000000000', '--scopes', 'admin'],
+      ['workspace', 'update', '00000000-0000-4000-8000-000000000000', '--api-access', 'maybe'],
+      ['key', 'revoke', '00000000-0000-4000-8000-000000000000'],
+    ]) {
+      const result = await run([...args, '--json'], env);
+      assert.equal(result.code, 1, args.join(' '));
+      assert.equal(result.stdout, '');
+      const error = JSON.parse(result.stderr.trim()).error;
+      assert.ok(['bad_request', 'not_found'].includes(error.code), `${args.join(' ')}: ${error.code}`);
+    }
+    const usage = await run(['project', 'create', '--json'], env);
+    assert.equal(usage.code, 2);
+    assert.equal(usage.stdout, '');
+    const unknown = await run(['frobnicate', '--json'], env);
+    assert.equal(unknown.code, 2);
+  });
+});
+
+describe('the CLI while a server runs on the same database', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  let server: Awaited<ReturnType<typeof startServer>>;
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'sightline-cli-srv-'));
+    env = baseEnv(dataDir);
+    server = await startServer(env);
+  });
+  after(async () => {
+    if (server) await stopServer(server.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('commands go through the server: no refusal, no loss, revocation at once', async () => {
+    const { id: workspaceId } = await json(['workspace', 'create', '--name', 'Live'], env);
+    const { id: projectId } = await json(['project', 'create', '--workspace', workspaceId, '--name', 'Live brand', '--domain', 'live.io'], env);
+    const key = await json(['key', 'create', '--workspace', workspaceId, '--scopes', 'read'], env);
+
+    const list = await fetch(`${server.url}/api/v1/projects`, { headers: { authorization: `Bearer ${key.key}` } });
+    assert.equal(list.status, 200);
+    assert.deepEqual(((await list.json()) as any).data.projects, [{ id: projectId, name: 'Live brand', domain: 'live.io' }]);
+
+    // Several commands at once, with HTTP traffic in between: every one lands.
+    const names = ['one', 'two', 'three', 'four'];
+    const traffic = Promise.all(
+      Array.from({ length: 20 }, () => fetch(`${server.url}/api/v1/usage`, { headers: { authorization: `Bearer ${key.key}` } }).then((r) => r.status)),
+    );
+    const created = await Promise.all(
+      names.map((name) => json(['project', 'create', '--workspace', workspaceId, '--name', name, '--domain', `${name}.io`], env)),
+    );
+    assert.ok((await traffic).every((s) => s === 200 || s === 429));
+    const after = await fetch(`${server.url}/api/v1/projects`, { headers: { authorization: `Bearer ${key.key}` } });
+    const ids = ((await after.json()) as any).data.projects.map((p: { id: string }) => p.id);
+    for (const { id } of created) assert.ok(ids.includes(id), `project ${id} landed`);
+    assert.equal(ids.length, 5);
+
+    await json(['key', 'revoke', key.id], env);
+    const revoked = await fetch(`${server.url}/api/v1/projects`, { headers: { authorization: `Bearer ${key.key}` } });
+    assert.equal(revoked.status, 401);
+  });
+
+  test('what the CLI wrote through the server is on disk after the server stops', async () => {
+    const { id: workspaceId } = await json(['workspace', 'create', '--name', 'Durable'], env);
+    await json(['project', 'create', '--workspace', workspaceId, '--name', 'Kept', '--domain', 'kept.io'], env);
+    await stopServer(server.child);
+    // Now the CLI opens the data directory itself.
+    const key = await json(['key', 'create', '--workspace', workspaceId, '--scopes', 'read'], env);
+    server = await startServer(env);
+    const res = await fetch(`${server.url}/api/v1/projects`, { headers: { authorization: `Bearer ${key.key}` } });
+    assert.deepEqual(((await res.json()) as any).data.projects.map((p: { name: string }) => p.name), ['Kept']);
+  });
+});
