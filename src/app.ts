@@ -9,7 +9,10 @@ import { registerOpenApi } from './http/openapi.ts';
 import { openApiRoute } from './http/openapi-route.ts';
 import { registerKeyRateLimit } from './http/rate-limit.ts';
 import { ErrorBody } from './http/schemas.ts';
+import { analyticsRoutes } from './analytics/routes.ts';
+import { engineRoutes } from './engines/routes.ts';
 import { projectRoutes } from './projects/routes.ts';
+import { topicRoutes } from './topics/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
 
 export interface AppOptions {
@@ -51,6 +54,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await registerKeyRateLimit(authenticated, options.redis);
     await authenticated.register(projectRoutes, deps);
     await authenticated.register(usageRoutes, deps);
+    await authenticated.register(engineRoutes, deps);
+    await authenticated.register(topicRoutes, deps);
+    await authenticated.register(analyticsRoutes, deps);
   });
 
   return app;

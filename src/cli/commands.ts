@@ -1,3 +1,5 @@
+import { createReadStream, existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { createApiKey } from '../auth/create-api-key.ts';
@@ -5,9 +7,10 @@ import { revokeApiKey } from '../auth/revoke-api-key.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { seedDemo } from '../demo/seed-demo.ts';
 import { listEngines } from '../engines/list-engines.ts';
-import { NotFoundError } from '../http/errors.ts';
+import { BadRequestError, NotFoundError } from '../http/errors.ts';
 import { addCompetitor } from '../projects/add-competitor.ts';
 import { createProject } from '../projects/create-project.ts';
+import { importRuns } from '../runs/import-runs.ts';
 import { listTopics } from '../topics/list-topics.ts';
 import { grantCredits } from '../usage/grant-credits.ts';
 import { createWorkspace } from '../workspaces/create-workspace.ts';
@@ -206,6 +209,25 @@ export const COMMANDS: Record<string, Command> = {
       if (!project) throw new NotFoundError(`no project ${projectId}`);
       const topics = await listTopics(db, projectId);
       return { json: { topics }, text: topics.map((t) => `${t.id}  ${t.name}`).join('\n') || '(no topics)' };
+    },
+  },
+
+  'runs import': {
+    name: 'runs import',
+    options: { project: { type: 'string' } },
+    required: ['project'],
+    positionals: ['file'],
+    run: async ({ db, values, positionals }) => {
+      const file = positionals[0]!;
+      if (file !== '-' && !existsSync(file)) throw new BadRequestError(`no file ${file}`, { file: 'does not exist' });
+      const input = file === '-' ? process.stdin : createReadStream(file);
+      const lines = createInterface({ input, crlfDelay: Infinity });
+      const result = await importRuns(db, uuidFlag('project', str(values, 'project')!), lines);
+      const errors = result.errors.map((e) => `  line ${e.line}: ${e.message}`).join('\n');
+      return {
+        json: result,
+        text: `imported ${result.imported}, skipped ${result.skipped} already imported, rejected ${result.rejected}${errors ? `\n${errors}` : ''}`,
+      };
     },
   },
 

@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import * as foundation from './migrations/2026-11-22-0001-foundation.ts';
+import * as runs from './migrations/2026-11-22-0002-runs.ts';
 
 /** Every migration, in order. A static list: no directory scanning, works the same everywhere. */
 const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22-0001-foundation': foundation,
+  '2026-11-22-0002-runs': runs,
 };
 
 const provider: MigrationProvider = {

@@ -14,6 +14,15 @@ export interface DB {
   credit_periods: CreditPeriodsTable;
   credit_ledger: CreditLedgerTable;
   credit_daily: CreditDailyTable;
+  prompts: PromptsTable;
+  runs: RunsTable;
+  run_mentions: RunMentionsTable;
+  cited_urls: CitedUrlsTable;
+  run_citations: RunCitationsTable;
+  run_ads: RunAdsTable;
+  run_rollup: RunRollupTable;
+  subject_rollup: SubjectRollupTable;
+  citation_rollup: CitationRollupTable;
 }
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>;
@@ -115,3 +124,106 @@ export type CompetitorRow = Selectable<CompetitorsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKey = Insertable<ApiKeysTable>;
 export type WorkspaceUpdate = Updateable<WorkspacesTable>;
+
+export interface PromptsTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  text: string;
+  topic_id: string | null;
+  branded: boolean;
+  created_at: CreatedAt;
+}
+
+export interface RunsTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  engine_id: string;
+  prompt_id: string;
+  topic_id: string | null;
+  /** '' when the run has no location. */
+  location: string;
+  branded: boolean;
+  ran_at: Date;
+  day: Day;
+  status: 'ok' | 'failed';
+  answer: string | null;
+  created_at: CreatedAt;
+}
+
+export interface RunMentionsTable {
+  run_id: string;
+  project_id: string;
+  subject_type: 'brand' | 'competitor';
+  subject_id: string;
+  position: number | null;
+  sentiment: number | null;
+  count: number;
+}
+
+export interface CitedUrlsTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  url: string;
+  host: string;
+  /** Registrable domain (public suffix + one label). */
+  domain: string;
+  article_type: string;
+  /** The verification status, kept per URL: the latest observation (by run time) wins. */
+  status: string;
+  status_at: Date;
+  subject_type: 'brand' | 'competitor' | null;
+  subject_id: string | null;
+}
+
+export interface RunCitationsTable {
+  run_id: string;
+  project_id: string;
+  ordinal: number;
+  url_id: string;
+  /** As reported in this run; the URL's current status is in cited_urls. */
+  status: string;
+  article_type: string;
+}
+
+export interface RunAdsTable {
+  run_id: string;
+  project_id: string;
+  ordinal: number;
+  advertiser: string;
+  url: string | null;
+  competitor_id: string | null;
+}
+
+/** The dimensions every rollup is keyed by; topic_id is the nil UUID for "no topic". */
+interface RollupDims {
+  project_id: string;
+  day: Day;
+  engine_id: string;
+  topic_id: string;
+  location: string;
+  branded: boolean;
+}
+
+export interface RunRollupTable extends RollupDims {
+  ok_runs: number;
+  failed_runs: number;
+  mentions: number;
+}
+
+export interface SubjectRollupTable extends RollupDims {
+  subject_id: string;
+  mention_runs: number;
+  mentions: number;
+  position_sum: number;
+  position_count: number;
+  sentiment_sum: number;
+  sentiment_count: number;
+}
+
+export interface CitationRollupTable extends RollupDims {
+  url_id: string;
+  citations: number;
+}

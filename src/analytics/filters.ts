@@ -1,0 +1,124 @@
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { Type, type Static } from 'typebox';
+import type { DB } from '../db/types.ts';
+import { BadRequestError } from '../http/errors.ts';
+import { IsoDate, Nullable, Uuid } from '../http/schemas.ts';
+import { utcDay } from '../usage/calendar.ts';
+
+export const DEFAULT_WINDOW_DAYS = 28;
+export const MAX_RANGE_DAYS = 366;
+
+/** The common filter parameters of the analytics endpoints (query string). */
+export const FilterQuery = Type.Object({
+  from: Type.Optional({ ...IsoDate, description: 'range start, inclusive; default `to` minus 27 days' }),
+  to: Type.Optional({ ...IsoDate, description: 'range end, inclusive; default today (UTC)' }),
+  engineId: Type.Optional({ ...Uuid, description: 'one answer engine; unset means all' }),
+  topicId: Type.Optional({ ...Uuid, description: 'one topic; unset means all' }),
+  location: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'one sampling location; unset means all' })),
+  branded: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'branded or unbranded prompts only' })),
+});
+export type FilterQuery = Static<typeof FilterQuery>;
+
+/** InsightsFilters, echoed back: every filter, null when unset. */
+export const InsightsFilters = Type.Object(
+  {
+    from: IsoDate,
+    to: IsoDate,
+    engineId: Nullable(Uuid),
+    topicId: Nullable(Uuid),
+    location: Nullable(Type.String()),
+    branded: Nullable(Type.Boolean()),
+  },
+  { title: 'InsightsFilters' },
+);
+
+export interface Filters {
+  projectId: string;
+  from: string;
+  to: string;
+  engineId: string | null;
+  topicId: string | null;
+  location: string | null;
+  branded: boolean | null;
+}
+
+export function echo(f: Filters): Omit<Filters, 'projectId'> {
+  return { from: f.from, to: f.to, engineId: f.engineId, topicId: f.topicId, location: f.location, branded: f.branded };
+}
+
+/** A real calendar day in `YYYY-MM-DD` form, or undefined. */
+export function parseDay(value: string): Date | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!match) return undefined;
+  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  return utcDay(date) === value ? date : undefined;
+}
+
+export function addDays(day: string, days: number): string {
+  return utcDay(new Date(parseDay(day)!.getTime() + days * 86_400_000));
+}
+
+export function daysBetween(from: string, to: string): number {
+  return Math.round((parseDay(to)!.getTime() - parseDay(from)!.getTime()) / 86_400_000);
+}
+
+/** Every day from `from` to `to`, inclusive. */
+export function eachDay(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let day = from; day <= to; day = addDays(day, 1)) out.push(day);
+  return out;
+}
+
+/**
+ * Defaults and cross-field rules: `to` defaults to today (UTC), `from` to `to` minus 27 days; `from`
+ * after `to`, a range over 366 days, an engine that does not exist or a topic of another project
+ * are 400 with `details` naming the field.
+ */
+export async function resolveFilters(db: Kysely<DB>, projectId: string, query: FilterQuery, now: Date): Promise<Filters> {
+  const details: Record<string, string> = {};
+  const to = query.to ?? utcDay(now);
+  if (query.to !== undefined && !parseDay(query.to)) details.to = 'must be a real date, YYYY-MM-DD';
+  if (query.from !== undefined && !parseDay(query.from)) details.from = 'must be a real date, YYYY-MM-DD';
+  if (Object.keys(details).length) throw new BadRequestError('invalid date filter', details);
+  const from = query.from ?? addDays(to, -(DEFAULT_WINDOW_DAYS - 1));
+  if (from > to) {
+    throw new BadRequestError(`\`from\` (${from}) is after \`to\` (${to})`, { from: `must not be after to (${to})` });
+  }
+  if (daysBetween(from, to) + 1 > MAX_RANGE_DAYS) {
+    throw new BadRequestError(`the range ${from} to ${to} spans more than ${MAX_RANGE_DAYS} days`, {
+      from: `the range may span at most ${MAX_RANGE_DAYS} days`,
+    });
+  }
+  if (query.engineId !== undefined) {
+    const engine = await db.selectFrom('engines').select('id').where('id', '=', query.engineId).executeTakeFirst();
+    if (!engine) throw new BadRequestError(`no answer engine ${query.engineId}`, { engineId: 'is not an answer engine id (see GET /api/v1/engines)' });
+  }
+  if (query.topicId !== undefined) {
+    const topic = await db.selectFrom('topics').select('id').where('id', '=', query.topicId).where('project_id', '=', projectId).executeTakeFirst();
+    if (!topic) throw new BadRequestError(`no topic ${query.topicId} in this project`, { topicId: 'is not a topic of this project' });
+  }
+  return {
+    projectId,
+    from,
+    to,
+    engineId: query.engineId ?? null,
+    topicId: query.topicId ?? null,
+    location: query.location ?? null,
+    branded: query.branded === undefined ? null : query.branded === 'true',
+  };
+}
+
+/** The filters as a condition on a rollup table's dimension columns. */
+export function rollupWhere(table: 'run_rollup' | 'subject_rollup' | 'citation_rollup', f: Filters): RawBuilder<SqlBool> {
+  const col = (name: string) => sql.ref(`${table}.${name}`);
+  const parts = [
+    sql`${col('project_id')} = ${f.projectId}`,
+    sql`${col('day')} >= ${f.from}`,
+    sql`${col('day')} <= ${f.to}`,
+  ];
+  if (f.engineId !== null) parts.push(sql`${col('engine_id')} = ${f.engineId}`);
+  if (f.topicId !== null) parts.push(sql`${col('topic_id')} = ${f.topicId}`);
+  if (f.location !== null) parts.push(sql`${col('location')} = ${f.location}`);
+  if (f.branded !== null) parts.push(sql`${col('branded')} = ${f.branded}`);
+  return sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
+}

@@ -1,0 +1,175 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import type { DB } from '../db/types.ts';
+import { principalOf } from '../auth/auth-plugin.ts';
+import { BadRequestError, NotFoundError } from '../http/errors.ts';
+import { bearerSecurity, Envelope, IsoDate, Nullable, projectErrors, Uuid } from '../http/schemas.ts';
+import { findVisibleProject } from '../projects/find-visible-project.ts';
+import { ARTICLE_TYPES, SOURCE_TYPES } from '../runs/vocabulary.ts';
+import { echo, FilterQuery, InsightsFilters, resolveFilters } from './filters.ts';
+import { getDailySeries } from './get-daily-series.ts';
+import { getRanking } from './get-ranking.ts';
+import { getSourceDomains } from './get-source-domains.ts';
+import { listSubjects } from './list-subjects.ts';
+
+const ProjectParams = Type.Object({ id: { ...Uuid, description: 'the project (brand) id' } });
+
+const enumOf = (values: readonly string[], description?: string) =>
+  Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+
+const SubjectType = enumOf(['brand', 'competitor']);
+
+const rateFields = {
+  sampleSize: Type.Integer({ description: 'completed (ok) runs; the visibility denominator' }),
+  mentionRuns: Type.Integer({ description: 'completed runs mentioning the subject; the numerator' }),
+  visibility: Nullable(Type.Number({ description: 'mentionRuns / sampleSize as a percentage; null under 5 completed runs (unmeasured, never 0)' })),
+  rateWithheld: Type.Optional(Type.String({ description: 'present only when visibility is null: why' })),
+  ciLow: Type.Number({ description: 'Wilson 95% lower bound, 0-100; 0 at n = 0' }),
+  ciHigh: Type.Number({ description: 'Wilson 95% upper bound, 0-100; 100 at n = 0' }),
+  shareOfVoice: Nullable(Type.Number({ description: "the subject's mentions over all tracked subjects' mentions, %; null when nobody was mentioned" })),
+  avgPosition: Nullable(Type.Number({ description: 'mean placement within the answer; null when never placed' })),
+  sentiment: Nullable(Type.Number({ description: 'mean sentiment 0-100; null when nothing was scored' })),
+  sentimentCount: Type.Integer({ description: 'mentions carrying a sentiment score' }),
+  mentions: Type.Integer({ description: 'sum of mention counts' }),
+  citations: Type.Integer({ description: "citations of the subject's domain, hallucinated ones excluded" }),
+};
+
+const TimeseriesPoint = Type.Object({ day: IsoDate, ...rateFields }, { title: 'TimeseriesPoint' });
+
+const RankingRow = Type.Object(
+  {
+    subjectType: SubjectType,
+    subjectId: Uuid,
+    name: Type.String(),
+    color: Nullable(Type.String()),
+    domain: Type.String(),
+    ...rateFields,
+  },
+  { title: 'RankingRow' },
+);
+
+const StatusCounts = Type.Object(
+  {
+    verified: Type.Integer(),
+    broken: Type.Integer(),
+    hallucinated: Type.Integer({ description: 'URLs the engine invented; excluded from citedCount' }),
+    unchecked: Type.Integer(),
+    stale: Type.Integer(),
+  },
+  { title: 'StatusCounts' },
+);
+
+const SourceDomain = Type.Object(
+  {
+    domain: Type.String({ description: 'registrable domain' }),
+    citedCount: Type.Integer({ description: 'all citations except hallucinated' }),
+    totalCount: Type.Integer({ description: 'all citations, hallucinated included' }),
+    statusCounts: StatusCounts,
+    urls: Type.Integer({ description: 'distinct URLs seen under the domain, hallucinated included' }),
+    articleTypes: Type.Array(enumOf(ARTICLE_TYPES)),
+    lastSeen: IsoDate,
+    sourceType: enumOf(SOURCE_TYPES, 'editorial relationship to the brand'),
+  },
+  { title: 'SourceDomain' },
+);
+
+const TimeseriesQuery = Type.Object({
+  ...FilterQuery.properties,
+  subjectType: Type.Optional({ ...SubjectType, description: "whose series; default the project's brand" }),
+  subjectId: Type.Optional({ ...Uuid, description: 'competitor id; required when subjectType=competitor' }),
+});
+
+const common = { security: bearerSecurity, tags: ['analytics'] };
+
+export async function analyticsRoutes(app: FastifyInstance, options: { db: Kysely<DB>; now: () => Date }): Promise<void> {
+  const { db, now } = options;
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  typed.get(
+    '/api/v1/projects/:id/visibility/timeseries',
+    {
+      config: { scope: 'read' },
+      schema: {
+        ...common,
+        summary: 'Daily visibility of the brand or a competitor',
+        description: 'One point per day over the whole range, unsampled days included.',
+        params: ProjectParams,
+        querystring: TimeseriesQuery,
+        response: {
+          200: Envelope(
+            Type.Object({
+              subject: Type.Object({ subjectType: SubjectType, subjectId: Uuid }),
+              filters: InsightsFilters,
+              series: Type.Array(TimeseriesPoint),
+            }),
+          ),
+          ...projectErrors,
+        },
+      },
+    },
+    async (request) => {
+      const project = await findVisibleProject(db, principalOf(request), request.params.id);
+      const { subjectType, subjectId, ...filterQuery } = request.query;
+      if (subjectType === 'competitor' && subjectId === undefined) {
+        throw new BadRequestError('subjectType=competitor needs subjectId', { subjectId: 'is required when subjectType is competitor' });
+      }
+      const subjects = await listSubjects(db, project);
+      const wanted = subjectId ?? project.id;
+      const subject = subjects.find((s) => s.subjectId === wanted && (subjectType === undefined || s.subjectType === subjectType));
+      if (!subject) throw new NotFoundError(`no ${subjectType ?? 'subject'} ${wanted} in this project`);
+      const filters = await resolveFilters(db, project.id, filterQuery, now());
+      return {
+        data: {
+          subject: { subjectType: subject.subjectType, subjectId: subject.subjectId },
+          filters: echo(filters),
+          series: await getDailySeries(db, filters, subject),
+        },
+      };
+    },
+  );
+
+  typed.get(
+    '/api/v1/projects/:id/visibility/ranking',
+    {
+      config: { scope: 'read' },
+      schema: {
+        ...common,
+        summary: 'The brand against its tracked competitors over the range',
+        description: 'Visibility descending (withheld last), then mention runs descending, then name.',
+        params: ProjectParams,
+        querystring: FilterQuery,
+        response: { 200: Envelope(Type.Object({ filters: InsightsFilters, rows: Type.Array(RankingRow) })), ...projectErrors },
+      },
+    },
+    async (request) => {
+      const project = await findVisibleProject(db, principalOf(request), request.params.id);
+      const filters = await resolveFilters(db, project.id, request.query, now());
+      const subjects = await listSubjects(db, project);
+      return { data: { filters: echo(filters), rows: await getRanking(db, filters, subjects) } };
+    },
+  );
+
+  typed.get(
+    '/api/v1/projects/:id/citations',
+    {
+      config: { scope: 'read' },
+      schema: {
+        ...common,
+        summary: 'Domains cited by AI answers, with counts per verification status',
+        description: 'Hallucinated citations are listed but excluded from cited counts. Most cited first.',
+        params: ProjectParams,
+        querystring: FilterQuery,
+        response: { 200: Envelope(Type.Object({ filters: InsightsFilters, domains: Type.Array(SourceDomain) })), ...projectErrors },
+      },
+    },
+    async (request) => {
+      const project = await findVisibleProject(db, principalOf(request), request.params.id);
+      const filters = await resolveFilters(db, project.id, request.query, now());
+      const subjects = await listSubjects(db, project);
+      const competitorDomains = subjects.filter((s) => s.subjectType === 'competitor').map((s) => s.domain);
+      return { data: { filters: echo(filters), domains: await getSourceDomains(db, filters, project.domain, competitorDomains) } };
+    },
+  );
+}

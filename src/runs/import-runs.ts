@@ -1,0 +1,453 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB, RunRollupTable, SubjectRollupTable } from '../db/types.ts';
+import { NotFoundError } from '../http/errors.ts';
+import { classifyArticleType, hostIsUnder, registrableDomain } from './classify-url.ts';
+import { parseRunLine, type RunRecord } from './parse-run-line.ts';
+import { findMentions, resolveSubject, termsOf, type Subject } from './subjects.ts';
+import type { ArticleType, CitationStatus } from './vocabulary.ts';
+
+export interface ImportResult {
+  imported: number;
+  skipped: number;
+  rejected: number;
+  errors: { line: number; message: string }[];
+}
+
+/** "No topic" in rollup keys. */
+export const NO_TOPIC = '00000000-0000-0000-0000-000000000000';
+/** At most this many line errors are listed; `rejected` counts them all. */
+export const MAX_LISTED_ERRORS = 10_000;
+const BATCH_SIZE = 500;
+
+interface Mention {
+  subject: Subject;
+  position: number | null;
+  sentiment: number | null;
+  count: number;
+}
+
+interface Prepared {
+  line: number;
+  record: RunRecord;
+  id: string;
+  mentions: Mention[];
+}
+
+interface ProjectContext {
+  workspaceId: string;
+  projectId: string;
+  subjects: Subject[];
+  engines: Map<string, string>;
+  topics: Map<string, string>;
+  prompts: Map<string, string>;
+}
+
+/**
+ * Imports run records (JSON Lines). Invalid lines are reported by number with a reason and the
+ * rest import. Each batch of lines is one transaction holding the runs, their mentions, citations
+ * and ads, and the rollup increments, so a crash loses nothing already committed and rollups never
+ * disagree with runs. Ids make re-imports idempotent: a run whose id exists is skipped.
+ */
+export async function importRuns(
+  db: Kysely<DB>,
+  projectId: string,
+  lines: AsyncIterable<string> | Iterable<string>,
+  options: { batchSize?: number } = {},
+): Promise<ImportResult> {
+  const context = await loadContext(db, projectId);
+  const result: ImportResult = { imported: 0, skipped: 0, rejected: 0, errors: [] };
+  const reject = (line: number, message: string) => {
+    result.rejected++;
+    if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push({ line, message });
+  };
+  const batchSize = options.batchSize ?? BATCH_SIZE;
+  let batch: Prepared[] = [];
+  let lineNumber = 0;
+  for await (const raw of lines) {
+    lineNumber++;
+    if (raw.trim() === '') continue;
+    const parsed = parseRunLine(raw);
+    if (!parsed.ok) {
+      reject(lineNumber, parsed.message);
+      continue;
+    }
+    const mentions = resolveMentions(parsed.record, context.subjects);
+    if (typeof mentions === 'string') {
+      reject(lineNumber, mentions);
+      continue;
+    }
+    batch.push({ line: lineNumber, record: parsed.record, id: parsed.record.id ?? randomUUID(), mentions });
+    if (batch.length >= batchSize) {
+      await writeBatch(db, context, batch, result);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await writeBatch(db, context, batch, result);
+  return result;
+}
+
+async function loadContext(db: Kysely<DB>, projectId: string): Promise<ProjectContext> {
+  const project = await db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
+  if (!project) throw new NotFoundError(`no project ${projectId}`);
+  const competitors = await db.selectFrom('competitors').selectAll().where('project_id', '=', projectId).orderBy('created_at').execute();
+  const engines = await db.selectFrom('engines').select(['id', 'key']).execute();
+  const topics = await db.selectFrom('topics').select(['id', 'name']).where('project_id', '=', projectId).execute();
+  return {
+    workspaceId: project.workspace_id,
+    projectId,
+    subjects: [
+      { type: 'brand', id: project.id, name: project.name, domain: project.domain, aliases: project.aliases },
+      ...competitors.map((c) => ({ type: 'competitor' as const, id: c.id, name: c.name, domain: c.domain, aliases: c.aliases })),
+    ],
+    engines: new Map(engines.map((e) => [e.key, e.id])),
+    topics: new Map(topics.map((t) => [t.name.toLowerCase(), t.id])),
+    prompts: new Map(),
+  };
+}
+
+/**
+ * The run's mentions of tracked subjects: as listed (untracked names are not ours to count and are
+ * left out), or found in the answer when no list is given. A subject listed twice is an error.
+ */
+function resolveMentions(record: RunRecord, subjects: Subject[]): Mention[] | string {
+  if (record.mentions === undefined) {
+    if (record.answer === undefined) return [];
+    return findMentions(record.answer, subjects).map((m) => ({ subject: m.subject, position: m.position, sentiment: null, count: m.count }));
+  }
+  const out: Mention[] = [];
+  for (const [i, m] of record.mentions.entries()) {
+    const subject = resolveSubject(subjects, m.subject);
+    if (!subject) continue;
+    if (out.some((o) => o.subject.id === subject.id)) {
+      return `\`mentions[${i}]\` names ${subject.name} again; give one mention per subject`;
+    }
+    out.push({ subject, position: m.position ?? null, sentiment: m.sentiment ?? null, count: m.count });
+  }
+  return out;
+}
+
+async function writeBatch(db: Kysely<DB>, context: ProjectContext, batch: Prepared[], result: ImportResult): Promise<void> {
+  // Ids repeated inside the batch: the first stands, the others are re-imports.
+  const seen = new Set<string>();
+  const unique: Prepared[] = [];
+  for (const p of batch) {
+    if (seen.has(p.id)) result.skipped++;
+    else {
+      seen.add(p.id);
+      unique.push(p);
+    }
+  }
+  const topicsBefore = new Map(context.topics);
+  const promptsBefore = new Map(context.prompts);
+  try {
+    const inserted = await db.transaction().execute(async (tx) => {
+      await ensureTopics(tx, context, unique);
+      await ensurePrompts(tx, context, unique);
+      const insertedIds = await insertRuns(tx, context, unique);
+      const landed = unique.filter((p) => insertedIds.has(p.id));
+      const urlIds = await insertContents(tx, context, landed.filter((p) => p.record.status === 'ok'));
+      await addToRollups(tx, context, landed, urlIds);
+      return landed.length;
+    });
+    result.imported += inserted;
+    result.skipped += unique.length - inserted;
+  } catch (error) {
+    // Nothing of the batch was written: forget names cached from it.
+    context.topics = topicsBefore;
+    context.prompts = promptsBefore;
+    throw error;
+  }
+}
+
+async function ensureTopics(tx: Transaction<DB>, context: ProjectContext, batch: Prepared[]): Promise<void> {
+  const missing = new Map<string, string>();
+  for (const { record } of batch) {
+    if (record.topic !== undefined && !context.topics.has(record.topic.toLowerCase())) missing.set(record.topic.toLowerCase(), record.topic);
+  }
+  if (missing.size === 0) return;
+  await tx
+    .insertInto('topics')
+    .values([...missing.values()].map((name) => ({ id: randomUUID(), workspace_id: context.workspaceId, project_id: context.projectId, name })))
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  const rows = await tx
+    .selectFrom('topics')
+    .select(['id', 'name'])
+    .where('project_id', '=', context.projectId)
+    .where(sql<string>`lower(name)`, 'in', [...missing.keys()])
+    .execute();
+  for (const row of rows) context.topics.set(row.name.toLowerCase(), row.id);
+}
+
+const topicOf = (context: ProjectContext, record: RunRecord): string | null =>
+  record.topic === undefined ? null : (context.topics.get(record.topic.toLowerCase()) ?? null);
+
+async function ensurePrompts(tx: Transaction<DB>, context: ProjectContext, batch: Prepared[]): Promise<void> {
+  const missing = new Map<string, RunRecord>();
+  for (const { record } of batch) {
+    if (!context.prompts.has(record.prompt) && !missing.has(record.prompt)) missing.set(record.prompt, record);
+  }
+  if (missing.size === 0) return;
+  for (const part of chunks([...missing.values()], 1_000)) {
+    await tx
+      .insertInto('prompts')
+      .values(
+        part.map((record) => ({
+          id: randomUUID(),
+          workspace_id: context.workspaceId,
+          project_id: context.projectId,
+          text: record.prompt,
+          topic_id: topicOf(context, record),
+          branded: record.branded,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['project_id', 'text']).doNothing())
+      .execute();
+    const rows = await tx
+      .selectFrom('prompts')
+      .select(['id', 'text'])
+      .where('project_id', '=', context.projectId)
+      .where('text', 'in', part.map((r) => r.prompt))
+      .execute();
+    for (const row of rows) context.prompts.set(row.text, row.id);
+  }
+}
+
+async function insertRuns(tx: Transaction<DB>, context: ProjectContext, batch: Prepared[]): Promise<Set<string>> {
+  const inserted = new Set<string>();
+  for (const part of chunks(batch, 1_000)) {
+    const rows = await tx
+      .insertInto('runs')
+      .values(
+        part.map(({ record, id }) => ({
+          id,
+          workspace_id: context.workspaceId,
+          project_id: context.projectId,
+          engine_id: context.engines.get(record.engine)!,
+          prompt_id: context.prompts.get(record.prompt)!,
+          topic_id: topicOf(context, record),
+          location: record.location,
+          branded: record.branded,
+          ran_at: record.ranAt,
+          day: record.day,
+          status: record.status,
+          answer: record.answer ?? null,
+        })),
+      )
+      .onConflict((oc) => oc.column('id').doNothing())
+      .returning('id')
+      .execute();
+    for (const row of rows) inserted.add(row.id);
+  }
+  return inserted;
+}
+
+/** Mentions, citations (with their URLs) and ads of completed runs; returns the URLs' ids. */
+async function insertContents(tx: Transaction<DB>, context: ProjectContext, runs: Prepared[]): Promise<Map<string, string>> {
+  const mentionRows = runs.flatMap(({ id, mentions }) =>
+    mentions.map((m) => ({
+      run_id: id,
+      project_id: context.projectId,
+      subject_type: m.subject.type,
+      subject_id: m.subject.id,
+      position: m.position,
+      sentiment: m.sentiment,
+      count: m.count,
+    })),
+  );
+  for (const part of chunks(mentionRows, 1_000)) await tx.insertInto('run_mentions').values(part).execute();
+
+  const urlIds = await upsertCitedUrls(tx, context, runs);
+  const citationRows = runs.flatMap(({ id, record }) =>
+    record.citations.map((c, ordinal) => ({
+      run_id: id,
+      project_id: context.projectId,
+      ordinal,
+      url_id: urlIds.get(c.url)!,
+      status: c.status,
+      article_type: c.articleType ?? classifyArticleType(c.url),
+    })),
+  );
+  for (const part of chunks(citationRows, 1_000)) await tx.insertInto('run_citations').values(part).execute();
+
+  const adRows = runs.flatMap(({ id, record }) =>
+    record.ads.map((ad, ordinal) => ({
+      run_id: id,
+      project_id: context.projectId,
+      ordinal,
+      advertiser: ad.advertiser,
+      url: ad.url ?? null,
+      competitor_id: advertiserCompetitor(context.subjects, ad.advertiser, ad.url)?.id ?? null,
+    })),
+  );
+  for (const part of chunks(adRows, 1_000)) await tx.insertInto('run_ads').values(part).execute();
+  return urlIds;
+}
+
+/** The competitor behind an ad: by name, alias or domain of the advertiser, or by the ad URL's host. */
+export function advertiserCompetitor(subjects: readonly Subject[], advertiser: string, url: string | undefined): Subject | undefined {
+  const competitors = subjects.filter((s) => s.type === 'competitor');
+  const named = advertiser.trim().toLowerCase();
+  const byName = competitors.find((c) => termsOf(c).includes(named) || hostIsUnder(named, c.domain));
+  if (byName) return byName;
+  if (url === undefined) return undefined;
+  const host = new URL(url).hostname.toLowerCase();
+  return competitors.find((c) => hostIsUnder(host, c.domain));
+}
+
+/** The subject a cited URL belongs to: its host is the subject's domain or a subdomain of it. */
+export function citedSubject(subjects: readonly Subject[], host: string): Subject | undefined {
+  return subjects.find((s) => hostIsUnder(host, s.domain));
+}
+
+/**
+ * One row per cited URL of the project. The verification status is the URL's: the latest
+ * observation by run time wins, whatever the order of import.
+ */
+async function upsertCitedUrls(tx: Transaction<DB>, context: ProjectContext, runs: Prepared[]): Promise<Map<string, string>> {
+  const latest = new Map<string, { status: CitationStatus; at: Date; articleType: ArticleType }>();
+  for (const { record } of runs) {
+    for (const c of record.citations) {
+      const seen = latest.get(c.url);
+      if (!seen || record.ranAt >= seen.at) {
+        latest.set(c.url, { status: c.status, at: record.ranAt, articleType: c.articleType ?? seen?.articleType ?? classifyArticleType(c.url) });
+      }
+    }
+  }
+  const ids = new Map<string, string>();
+  const entries = [...latest.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const part of chunks(entries, 1_000)) {
+    const rows = await tx
+      .insertInto('cited_urls')
+      .values(
+        part.map(([url, seen]) => {
+          const host = new URL(url).hostname.toLowerCase();
+          const subject = citedSubject(context.subjects, host);
+          return {
+            id: randomUUID(),
+            workspace_id: context.workspaceId,
+            project_id: context.projectId,
+            url,
+            host,
+            domain: registrableDomain(host),
+            article_type: seen.articleType,
+            status: seen.status,
+            status_at: seen.at,
+            subject_type: subject?.type ?? null,
+            subject_id: subject?.id ?? null,
+          };
+        }),
+      )
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'url']).doUpdateSet({
+          status: sql`case when excluded.status_at >= cited_urls.status_at then excluded.status else cited_urls.status end`,
+          status_at: sql`greatest(excluded.status_at, cited_urls.status_at)`,
+        }),
+      )
+      .returning(['id', 'url'])
+      .execute();
+    for (const row of rows) ids.set(row.url, row.id);
+  }
+  return ids;
+}
+
+type RollupDimensions = 'project_id' | 'day' | 'engine_id' | 'topic_id' | 'location' | 'branded';
+type RunDelta = Omit<RunRollupTable, RollupDimensions>;
+type SubjectDelta = Omit<SubjectRollupTable, RollupDimensions | 'subject_id'>;
+
+/** Adds the batch's runs to the rollups, in one upsert per rollup, in key order (no deadlocks). */
+async function addToRollups(tx: Transaction<DB>, context: ProjectContext, runs: Prepared[], urlIds: Map<string, string>): Promise<void> {
+  const runDeltas = new Map<string, RunDelta>();
+  const subjectDeltas = new Map<string, SubjectDelta>();
+  const citationDeltas = new Map<string, number>();
+  for (const { record, mentions } of runs) {
+    const dims = [record.day, context.engines.get(record.engine)!, topicOf(context, record) ?? NO_TOPIC, record.location, String(record.branded)].join('\u0000');
+    const run = runDeltas.get(dims) ?? { ok_runs: 0, failed_runs: 0, mentions: 0 };
+    runDeltas.set(dims, run);
+    if (record.status === 'failed') {
+      run.failed_runs++;
+      continue;
+    }
+    run.ok_runs++;
+    for (const m of mentions) {
+      run.mentions += m.count;
+      const key = `${dims}\u0000${m.subject.id}`;
+      const d = subjectDeltas.get(key) ?? { mention_runs: 0, mentions: 0, position_sum: 0, position_count: 0, sentiment_sum: 0, sentiment_count: 0 };
+      subjectDeltas.set(key, d);
+      d.mention_runs++;
+      d.mentions += m.count;
+      if (m.position !== null) {
+        d.position_sum += m.position;
+        d.position_count++;
+      }
+      if (m.sentiment !== null) {
+        d.sentiment_sum += m.sentiment;
+        d.sentiment_count++;
+      }
+    }
+    for (const c of record.citations) {
+      const key = `${dims}\u0000${urlIds.get(c.url)!}`;
+      citationDeltas.set(key, (citationDeltas.get(key) ?? 0) + 1);
+    }
+  }
+  const dimsOf = (key: string) => {
+    const [day, engine_id, topic_id, location, branded, extra] = key.split('\u0000') as [string, string, string, string, string, string | undefined];
+    return { dims: { project_id: context.projectId, day, engine_id, topic_id, location, branded: branded === 'true' }, extra };
+  };
+  const sorted = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const dimColumns = ['project_id', 'day', 'engine_id', 'topic_id', 'location', 'branded'] as const;
+
+  for (const part of chunks(sorted(runDeltas), 1_000)) {
+    await tx
+      .insertInto('run_rollup')
+      .values(part.map(([key, d]) => ({ ...dimsOf(key).dims, ...d })))
+      .onConflict((oc) =>
+        oc.columns([...dimColumns]).doUpdateSet({
+          ok_runs: sql`run_rollup.ok_runs + excluded.ok_runs`,
+          failed_runs: sql`run_rollup.failed_runs + excluded.failed_runs`,
+          mentions: sql`run_rollup.mentions + excluded.mentions`,
+        }),
+      )
+      .execute();
+  }
+  for (const part of chunks(sorted(subjectDeltas), 1_000)) {
+    await tx
+      .insertInto('subject_rollup')
+      .values(
+        part.map(([key, d]) => {
+          const { dims, extra } = dimsOf(key);
+          return { ...dims, subject_id: extra!, ...d };
+        }),
+      )
+      .onConflict((oc) =>
+        oc.columns([...dimColumns, 'subject_id']).doUpdateSet({
+          mention_runs: sql`subject_rollup.mention_runs + excluded.mention_runs`,
+          mentions: sql`subject_rollup.mentions + excluded.mentions`,
+          position_sum: sql`subject_rollup.position_sum + excluded.position_sum`,
+          position_count: sql`subject_rollup.position_count + excluded.position_count`,
+          sentiment_sum: sql`subject_rollup.sentiment_sum + excluded.sentiment_sum`,
+          sentiment_count: sql`subject_rollup.sentiment_count + excluded.sentiment_count`,
+        }),
+      )
+      .execute();
+  }
+  for (const part of chunks(sorted(citationDeltas), 1_000)) {
+    await tx
+      .insertInto('citation_rollup')
+      .values(
+        part.map(([key, citations]) => {
+          const { dims, extra } = dimsOf(key);
+          return { ...dims, url_id: extra!, citations };
+        }),
+      )
+      .onConflict((oc) => oc.columns([...dimColumns, 'url_id']).doUpdateSet({ citations: sql`citation_rollup.citations + excluded.citations` }))
+      .execute();
+  }
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -1,0 +1,175 @@
+import { ARTICLE_TYPES, CITATION_STATUSES, ENGINE_KEYS, includes, type ArticleType, type CitationStatus, type EngineKey } from './vocabulary.ts';
+
+/** One run record (operations.md section 3), validated and normalised. */
+export interface RunRecord {
+  id: string | undefined;
+  engine: EngineKey;
+  prompt: string;
+  topic: string | undefined;
+  branded: boolean;
+  /** '' when none. */
+  location: string;
+  ranAt: Date;
+  /** The UTC date of ranAt. */
+  day: string;
+  status: 'ok' | 'failed';
+  answer: string | undefined;
+  mentions: MentionInput[] | undefined;
+  citations: CitationInput[];
+  ads: AdInput[];
+}
+
+export interface MentionInput {
+  subject: string;
+  position: number | undefined;
+  sentiment: number | undefined;
+  count: number;
+}
+
+export interface CitationInput {
+  url: string;
+  status: CitationStatus;
+  articleType: ArticleType | undefined;
+}
+
+export interface AdInput {
+  advertiser: string;
+  url: string | undefined;
+}
+
+export type ParsedLine = { ok: true; record: RunRecord } | { ok: false; message: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+const MAX_TEXT = 1_000;
+const MAX_ANSWER = 200_000;
+const MAX_ITEMS = 200;
+
+class LineError extends Error {}
+
+function fail(message: string): never {
+  throw new LineError(message);
+}
+
+/** Parses one JSON Lines record; the message says what is wrong, field by field. */
+export function parseRunLine(line: string): ParsedLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { ok: false, message: 'not valid JSON' };
+  }
+  try {
+    return { ok: true, record: toRecord(value) };
+  } catch (error) {
+    if (error instanceof LineError) return { ok: false, message: error.message };
+    throw error;
+  }
+}
+
+function toRecord(value: unknown): RunRecord {
+  if (!isObject(value)) fail('a run must be a JSON object');
+  const id = optional(value, 'id', (v) => (typeof v === 'string' && UUID.test(v) ? v.toLowerCase() : fail('`id` must be a UUID')));
+  const engine = value.engine;
+  if (!includes(ENGINE_KEYS, engine)) fail(`\`engine\` must be one of ${ENGINE_KEYS.join(', ')}`);
+  const prompt = text(value.prompt, '`prompt`', MAX_TEXT);
+  if (prompt === undefined) fail('`prompt` is required');
+  const topic = optional(value, 'topic', (v) => text(v, '`topic`', 200));
+  const branded = optional(value, 'branded', (v) => (typeof v === 'boolean' ? v : fail('`branded` must be true or false'))) ?? false;
+  const location = optional(value, 'location', (v) => text(v, '`location`', 100)) ?? '';
+  if (typeof value.ranAt !== 'string' || !DATE_TIME.test(value.ranAt)) {
+    fail('`ranAt` must be an ISO 8601 date-time with a time zone, like 2026-11-01T09:00:00Z');
+  }
+  const ranAt = new Date(value.ranAt);
+  if (Number.isNaN(ranAt.getTime())) fail('`ranAt` is not a real date-time');
+  const status = value.status;
+  if (status !== 'ok' && status !== 'failed') fail('`status` must be ok or failed');
+  const answer = optional(value, 'answer', (v) => (typeof v === 'string' && v.length <= MAX_ANSWER ? v : fail(`\`answer\` must be a string of at most ${MAX_ANSWER} characters`)));
+  const mentions = optional(value, 'mentions', (v) => list(v, '`mentions`').map((m, i) => mention(m, i)));
+  const citations = optional(value, 'citations', (v) => list(v, '`citations`').map((c, i) => citation(c, i))) ?? [];
+  const ads = optional(value, 'ads', (v) => list(v, '`ads`').map((a, i) => ad(a, i))) ?? [];
+  return {
+    id,
+    engine,
+    prompt,
+    topic,
+    branded,
+    location,
+    ranAt,
+    day: ranAt.toISOString().slice(0, 10),
+    status,
+    answer,
+    mentions,
+    citations,
+    ads,
+  };
+}
+
+function mention(value: unknown, i: number): MentionInput {
+  const at = `\`mentions[${i}]\``;
+  if (!isObject(value)) fail(`${at} must be an object`);
+  const subject = text(value.subject, `${at}.subject`, 200);
+  if (subject === undefined) fail(`${at}.subject is required`);
+  const position = optional(value, 'position', (v) => (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000 ? (v as number) : fail(`${at}.position must be a whole number from 1`)));
+  const sentiment = optional(value, 'sentiment', (v) =>
+    typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 100 ? v : fail(`${at}.sentiment must be a number from 0 to 100, or absent`),
+  );
+  const count = optional(value, 'count', (v) => (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 10_000 ? (v as number) : fail(`${at}.count must be a whole number from 1`))) ?? 1;
+  return { subject, position, sentiment, count };
+}
+
+function citation(value: unknown, i: number): CitationInput {
+  const at = `\`citations[${i}]\``;
+  if (!isObject(value)) fail(`${at} must be an object`);
+  const url = httpUrl(value.url, `${at}.url`);
+  const status = optional(value, 'status', (v) => (includes(CITATION_STATUSES, v) ? v : fail(`${at}.status must be one of ${CITATION_STATUSES.join(', ')}`))) ?? 'unchecked';
+  const articleType = optional(value, 'articleType', (v) => (includes(ARTICLE_TYPES, v) ? v : fail(`${at}.articleType must be one of ${ARTICLE_TYPES.join(', ')}`)));
+  return { url, status, articleType };
+}
+
+function ad(value: unknown, i: number): AdInput {
+  const at = `\`ads[${i}]\``;
+  if (!isObject(value)) fail(`${at} must be an object`);
+  const advertiser = text(value.advertiser, `${at}.advertiser`, 300);
+  if (advertiser === undefined) fail(`${at}.advertiser is required`);
+  const url = optional(value, 'url', (v) => httpUrl(v, `${at}.url`));
+  return { advertiser, url };
+}
+
+/** An absolute http(s) URL, normalised (lower-case host, no fragment). */
+function httpUrl(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.length > 2_000) fail(`${name} must be an http(s) URL of at most 2000 characters`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    fail(`${name} must be an absolute http(s) URL`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') fail(`${name} must be an absolute http(s) URL`);
+  url.hash = '';
+  return url.href;
+}
+
+function text(value: unknown, name: string, max: number): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') fail(`${name} must be a string`);
+  const trimmed = value.trim();
+  if (trimmed === '') return undefined;
+  if (trimmed.length > max) fail(`${name} must be at most ${max} characters`);
+  return trimmed;
+}
+
+function list(value: unknown, name: string): unknown[] {
+  if (!Array.isArray(value)) fail(`${name} must be an array`);
+  if (value.length > MAX_ITEMS) fail(`${name} may hold at most ${MAX_ITEMS} items`);
+  return value;
+}
+
+function optional<T>(object: Record<string, unknown>, key: string, read: (value: unknown) => T): T | undefined {
+  const value = object[key];
+  return value === undefined || value === null ? undefined : read(value);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

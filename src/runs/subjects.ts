@@ -1,0 +1,53 @@
+/** A tracked subject of a project: the brand (id = project id) or a competitor. */
+export interface Subject {
+  type: 'brand' | 'competitor';
+  id: string;
+  name: string;
+  domain: string;
+  aliases: readonly string[];
+}
+
+/** The names a subject goes by: its name, aliases and domain, lower-cased. */
+export function termsOf(subject: Subject): string[] {
+  return [...new Set([subject.name, ...subject.aliases, subject.domain].map((t) => t.toLowerCase()))];
+}
+
+/** The subject a mention names (by name, alias or domain, case-insensitive), or undefined if untracked. */
+export function resolveSubject(subjects: readonly Subject[], name: string): Subject | undefined {
+  const wanted = name.trim().toLowerCase();
+  return subjects.find((s) => termsOf(s).includes(wanted));
+}
+
+export interface FoundMention {
+  subject: Subject;
+  position: number;
+  count: number;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Finds the tracked subjects an answer names: every name, alias and domain, word-bounded and
+ * case-insensitive, longest term first so "Acme CRM" is one mention, not "Acme" plus a stray.
+ * `count` is how many times each subject is named; `position` orders subjects by first occurrence.
+ */
+export function findMentions(answer: string, subjects: readonly Subject[]): FoundMention[] {
+  const owner = new Map<string, Subject>();
+  for (const subject of subjects) {
+    for (const term of termsOf(subject)) if (!owner.has(term)) owner.set(term, subject);
+  }
+  const terms = [...owner.keys()].filter((t) => t.length > 0).sort((a, b) => b.length - a.length);
+  if (terms.length === 0) return [];
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${terms.map(escape).join('|')})(?![\\p{L}\\p{N}_])`, 'giu');
+  const found = new Map<string, { subject: Subject; first: number; count: number }>();
+  for (const match of answer.matchAll(pattern)) {
+    const subject = owner.get(match[0].toLowerCase());
+    if (!subject) continue;
+    const entry = found.get(subject.id);
+    if (entry) entry.count++;
+    else found.set(subject.id, { subject, first: match.index, count: 1 });
+  }
+  return [...found.values()]
+    .sort((a, b) => a.first - b.first)
+    .map((e, i) => ({ subject: e.subject, position: i + 1, count: e.count }));
+}
