@@ -310,9 +310,9 @@ async function upsertCitedUrls(tx: Transaction<DB>, context: ProjectContext, run
   for (const { record } of runs) {
     for (const c of record.citations) {
       const seen = latest.get(c.url);
-      if (!seen || record.ranAt >= seen.at) {
-        latest.set(c.url, { status: c.status, at: record.ranAt, articleType: c.articleType ?? seen?.articleType ?? classifyArticleType(c.url) });
-      }
+      // The status: the latest observation wins. The article type: the first one given, else classified.
+      const articleType = seen?.articleType ?? c.articleType ?? classifyArticleType(c.url);
+      if (!seen || record.ranAt >= seen.at) latest.set(c.url, { status: c.status, at: record.ranAt, articleType });
     }
   }
   const ids = new Map<string, string>();
