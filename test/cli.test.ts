@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -16,21 +16,22 @@ interface Result {
   stderr: string;
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
+function run(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath, ...args], { env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
 /** Runs a command that must succeed and returns its one JSON object. */
-async function json(args: string[], env: NodeJS.ProcessEnv): Promise<any> {
-  const result = await run([...args, '--json'], env);
+async function json(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<any> {
+  const result = await run([...args, '--json'], env, input);
   assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
   const lines = result.stdout.trim().split('\n');
   assert.equal(lines.length, 1, 'exactly one JSON object on stdout');
@@ -111,6 +112,11 @@ describe('the CLI', () => {
     assert.equal(revoked.id, key.id);
     const migrated = await json(['migrate'], env);
     assert.deepEqual(migrated.applied, []);
+    const demo = await json(['demo', '--workspace', workspaceId], env);
+    assert.equal(demo.workspaceId, workspaceId);
+    assert.match(demo.keys.read, /^sl_/);
+    assert.match(demo.keys.ingest, /^sl_/);
+    assert.ok((await json(['topics', 'list', '--project', demo.projectId], env)).topics.length >= 3);
   });
 
   test('refusals: non-zero exit, the error on stderr, nothing on stdout', async () => {
@@ -173,6 +179,24 @@ describe('the CLI while a server runs on the same database', () => {
     const ids = ((await after.json()) as any).data.projects.map((p: { id: string }) => p.id);
     for (const { id } of created) assert.ok(ids.includes(id), `project ${id} landed`);
     assert.equal(ids.length, 5);
+
+    // Runs in, from a file and from stdin, through the server.
+    const line = (i: number, extra = {}) =>
+      JSON.stringify({ id: `6f1d0c2a-7c1e-4f0a-9a51-${String(i).padStart(12, '0')}`, engine: 'chatgpt', prompt: 'best crm', ranAt: '2026-11-20T09:00:00Z', status: 'ok', answer: 'Live brand is great', ...extra });
+    const file = join(dataDir, 'runs.jsonl');
+    writeFileSync(file, [line(1), line(2), 'oops', line(3, { engine: 'bing' })].join('\n') + '\n');
+    const imported = await json(['runs', 'import', '--project', projectId, file], env);
+    assert.deepEqual(imported.imported, 2);
+    assert.deepEqual(imported.skipped, 0);
+    assert.deepEqual(imported.rejected, 2);
+    assert.deepEqual(imported.errors.map((e: { line: number }) => e.line), [3, 4]);
+    const again = await json(['runs', 'import', '--project', projectId, '-'], env, [line(1), line(4)].join('\n'));
+    assert.deepEqual([again.imported, again.skipped, again.rejected, again.errors], [1, 1, 0, []]);
+    const series = await fetch(`${server.url}/api/v1/projects/${projectId}/visibility/timeseries?from=2026-11-20&to=2026-11-20`, { headers: { authorization: `Bearer ${key.key}` } });
+    const point = ((await series.json()) as any).data.series[0];
+    assert.deepEqual([point.sampleSize, point.mentionRuns], [3, 3]);
+    const topics = await json(['topics', 'list', '--project', projectId], env);
+    assert.deepEqual(topics, { topics: [] });
 
     await json(['key', 'revoke', key.id], env);
     const revoked = await fetch(`${server.url}/api/v1/projects`, { headers: { authorization: `Bearer ${key.key}` } });

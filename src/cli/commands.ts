@@ -222,7 +222,13 @@ export const COMMANDS: Record<string, Command> = {
       if (file !== '-' && !existsSync(file)) throw new BadRequestError(`no file ${file}`, { file: 'does not exist' });
       const input = file === '-' ? process.stdin : createReadStream(file);
       const lines = createInterface({ input, crlfDelay: Infinity });
-      const result = await importRuns(db, uuidFlag('project', str(values, 'project')!), lines);
+      let result;
+      try {
+        result = await importRuns(db, uuidFlag('project', str(values, 'project')!), lines);
+      } finally {
+        lines.close();
+        input.destroy();
+      }
       const errors = result.errors.map((e) => `  line ${e.line}: ${e.message}`).join('\n');
       return {
         json: result,

@@ -5,6 +5,9 @@ import { addCompetitor } from '../projects/add-competitor.ts';
 import { createProject } from '../projects/create-project.ts';
 import { createWorkspace } from '../workspaces/create-workspace.ts';
 import { randomUUID } from 'node:crypto';
+import { importRuns } from '../runs/import-runs.ts';
+import { utcDay } from '../usage/calendar.ts';
+import { demoRunLines } from './demo-runs.ts';
 
 export interface DemoSeed {
   workspaceId: string;
@@ -13,11 +16,14 @@ export interface DemoSeed {
 }
 
 /**
- * The demo brand, its three rivals, a few topics and two keys: `read` for the whole workspace and
+ * The demo brand, its three rivals, a few topics, 28 days of runs (demo-runs.ts) and two keys: `read` for the whole workspace and
  * `ingest` bound to the brand (ingest keys post to their own brand only). Into `workspaceId` when
  * given, else into a new workspace.
  */
-export async function seedDemo(db: Kysely<DB>, options: { workspaceId?: string | undefined } = {}): Promise<DemoSeed> {
+export async function seedDemo(
+  db: Kysely<DB>,
+  options: { workspaceId?: string | undefined; now?: Date | undefined } = {},
+): Promise<DemoSeed> {
   const workspaceId = options.workspaceId ?? (await createWorkspace(db, { name: 'Demo workspace', plan: 'growth' })).id;
   const { id: projectId } = await createProject(db, workspaceId, {
     name: 'Acme CRM',
@@ -42,6 +48,7 @@ export async function seedDemo(db: Kysely<DB>, options: { workspaceId?: string |
       })),
     )
     .execute();
+  await importRuns(db, projectId, demoRunLines(projectId, utcDay(options.now ?? new Date())));
   const read = await createApiKey(db, { workspaceId, scopes: ['read'], name: 'demo read' });
   const ingest = await createApiKey(db, { workspaceId, projectId, scopes: ['ingest'], name: 'demo ingest' });
   return { workspaceId, projectId, keys: { read: read.key, ingest: ingest.key } };

@@ -55,6 +55,10 @@ export async function importRuns(
   lines: AsyncIterable<string> | Iterable<string>,
   options: { batchSize?: number } = {},
 ): Promise<ImportResult> {
+  // Take the iterator before the first await: a readline interface emits lines whether or not
+  // anyone listens, and only an iterator already made buffers them.
+  const source: AsyncIterator<string> | Iterator<string> =
+    Symbol.asyncIterator in lines ? lines[Symbol.asyncIterator]() : lines[Symbol.iterator]();
   const context = await loadContext(db, projectId);
   const result: ImportResult = { imported: 0, skipped: 0, rejected: 0, errors: [] };
   const reject = (line: number, message: string) => {
@@ -64,7 +68,8 @@ export async function importRuns(
   const batchSize = options.batchSize ?? BATCH_SIZE;
   let batch: Prepared[] = [];
   let lineNumber = 0;
-  for await (const raw of lines) {
+  for (let next = await source.next(); !next.done; next = await source.next()) {
+    const raw = next.value;
     lineNumber++;
     if (raw.trim() === '') continue;
     const parsed = parseRunLine(raw);

@@ -81,7 +81,7 @@ function toRecord(value: unknown): RunRecord {
     fail('`ranAt` must be an ISO 8601 date-time with a time zone, like 2026-11-01T09:00:00Z');
   }
   const ranAt = new Date(value.ranAt);
-  if (Number.isNaN(ranAt.getTime())) fail('`ranAt` is not a real date-time');
+  if (Number.isNaN(ranAt.getTime()) || !realCalendarTime(value.ranAt)) fail('`ranAt` is not a real date-time');
   const status = value.status;
   if (status !== 'ok' && status !== 'failed') fail('`status` must be ok or failed');
   const answer = optional(value, 'answer', (v) => (typeof v === 'string' && v.length <= MAX_ANSWER ? v : fail(`\`answer\` must be a string of at most ${MAX_ANSWER} characters`)));
@@ -148,6 +148,13 @@ function httpUrl(value: unknown, name: string): string {
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') fail(`${name} must be an absolute http(s) URL`);
   url.hash = '';
   return url.href;
+}
+
+/** Date.parse rolls 2026-02-31 over into March; a record with such a date is wrong, not late. */
+function realCalendarTime(value: string): boolean {
+  const [y, mo, d, h, mi, se] = value.split(/[-T:.Zz+]/).map(Number) as number[];
+  const day = new Date(Date.UTC(y!, mo! - 1, d!));
+  return day.getUTCMonth() === mo! - 1 && day.getUTCDate() === d && h! <= 23 && mi! <= 59 && (Number.isNaN(se) || se === undefined || se <= 59);
 }
 
 function text(value: unknown, name: string, max: number): string | undefined {

@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import { addDays } from '../analytics/filters.ts';
+import { ENGINE_KEYS } from '../runs/vocabulary.ts';
+
+/**
+ * 28 days of deterministic pseudo-random runs ending `today`, for the demo brand (operations.md
+ * section 4): all seven engines, three topics, two locations, branded and unbranded prompts; one
+ * day not sampled, two days under the 5-run minimum, citations in all five statuses, a rival's ads
+ * on branded prompts, and a significant rise of the brand's visibility eight days before today.
+ * The same project and day give the same runs, ids included.
+ */
+export function demoRunLines(projectId: string, today: string): string[] {
+  const random = mulberry32(seedOf(projectId));
+  const start = addDays(today, -27);
+  const lines: string[] = [];
+  let serial = 0;
+  for (let d = 0; d < 28; d++) {
+    const day = addDays(start, d);
+    if (d === 5) continue; // not sampled
+    const thin = d === 9 || d === 16; // under the minimum: a handful of runs
+    const brandRate = d >= 20 ? 0.68 : 0.32; // the significant change
+    let runsToday = 0;
+    for (const engine of ENGINE_KEYS) {
+      for (const prompt of PROMPTS) {
+        for (const location of LOCATIONS) {
+          if (thin && runsToday >= 3) continue;
+          runsToday++;
+          serial++;
+          const minute = String(serial % 60).padStart(2, '0');
+          const hour = String(6 + (serial % 12)).padStart(2, '0');
+          const failed = random() < 0.04;
+          const record: Record<string, unknown> = {
+            id: idOf(projectId, serial),
+            engine,
+            prompt: prompt.text,
+            topic: prompt.topic,
+            branded: prompt.branded,
+            location,
+            ranAt: `${day}T${hour}:${minute}:00Z`,
+            status: failed ? 'failed' : 'ok',
+          };
+          if (!failed) {
+            const rates: [string, number][] = [
+              ['Acme CRM', prompt.branded ? Math.min(0.95, brandRate + 0.25) : brandRate],
+              ['Globex', 0.5],
+              ['Initech', 0.27],
+              ['Umbrella', 0.15],
+            ];
+            const named = rates.filter(([, p]) => random() < p).map(([subject]) => subject);
+            shuffle(named, random);
+            record.mentions = named.map((subject, i) => {
+              const m: Record<string, unknown> = { subject, position: i + 1, count: 1 + Math.floor(random() * 3) };
+              if (random() < 0.7) m.sentiment = Math.round(40 + random() * 50);
+              return m;
+            });
+            const citations = Math.floor(random() * 4);
+            record.citations = Array.from({ length: citations }, () => {
+              const source = CITED[Math.floor(random() * CITED.length)]!;
+              return { url: source.url, status: source.status };
+            });
+            if (prompt.branded && random() < 0.15) record.ads = [{ advertiser: 'Globex', url: 'https://globex.com/switch-from-acme' }];
+          }
+          lines.push(JSON.stringify(record));
+        }
+      }
+    }
+  }
+  return lines;
+}
+
+const PROMPTS = [
+  { text: 'best crm for startups', topic: 'CRM software', branded: false },
+  { text: 'acme crm pricing', topic: 'CRM software', branded: true },
+  { text: 'crm with email automation', topic: 'Sales automation', branded: false },
+  { text: 'is acme better than globex', topic: 'Sales automation', branded: true },
+  { text: 'help desk software for small teams', topic: 'Customer support', branded: false },
+  { text: 'sales pipeline tools', topic: 'Sales automation', branded: false },
+];
+
+const LOCATIONS = ['US', 'UK'];
+
+/** Cited pages, each with its verification status (statuses are kept per URL). */
+const CITED = [
+  { url: 'https://acme.com/', status: 'verified' },
+  { url: 'https://acme.com/pricing', status: 'verified' },
+  { url: 'https://docs.acme.com/getting-started', status: 'verified' },
+  { url: 'https://acme.com/blog/crm-checklist', status: 'stale' },
+  { url: 'https://acme.com/features/ai-assistant-2027', status: 'hallucinated' },
+  { url: 'https://globex.com/pricing', status: 'verified' },
+  { url: 'https://www.globex.com/blog/globex-vs-acme', status: 'verified' },
+  { url: 'https://initech.com/', status: 'broken' },
+  { url: 'https://www.g2.com/products/acme-crm/reviews', status: 'verified' },
+  { url: 'https://www.capterra.com/p/acme-crm', status: 'unchecked' },
+  { url: 'https://www.reddit.com/r/sales/comments/crm_for_startups', status: 'verified' },
+  { url: 'https://www.youtube.com/watch?v=acme-demo', status: 'verified' },
+  { url: 'https://techcrunch.com/2026/10/02/acme-raises-series-b', status: 'verified' },
+  { url: 'https://www.forbes.com/advisor/business/software/best-crm-software', status: 'verified' },
+  { url: 'https://en.wikipedia.org/wiki/Customer_relationship_management', status: 'verified' },
+  { url: 'https://umbrella.io/compare/umbrella-vs-acme', status: 'unchecked' },
+  { url: 'https://crm-reviews.example.org/top-10-crm-tools-2026', status: 'hallucinated' },
+];
+
+function seedOf(text: string): number {
+  return createHash('sha256').update(text).digest().readUInt32LE(0);
+}
+
+/** A stable UUID (v4 layout) for the n-th demo run of a project. */
+function idOf(projectId: string, n: number): string {
+  const h = createHash('sha256').update(`${projectId}:demo-run:${n}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** A small, fast, seedable PRNG (Mulberry32). */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function shuffle<T>(items: T[], random: () => number): void {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+}

@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import type { Database } from '../src/db/database.ts';
+import { seedDemo } from '../src/demo/seed-demo.ts';
+import { demoRunLines } from '../src/demo/demo-runs.ts';
+import { importRuns } from '../src/runs/import-runs.ts';
+import { bearer, createFixture, openTestDatabase, testApp, type Fixture } from './helpers.ts';
+
+const run = (over: Record<string, unknown> = {}) =>
+  JSON.stringify({ engine: 'chatgpt', prompt: 'best crm', ranAt: '2026-11-20T09:00:00Z', status: 'ok', ...over });
+
+describe('runs import', () => {
+  let database: Database;
+  let app: FastifyInstance;
+
+  before(async () => {
+    database = await openTestDatabase();
+    app = await testApp(database.db, { now: () => new Date('2026-11-22T12:00:00Z') });
+  });
+  after(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  const series = async (fx: Fixture, query = 'from=2026-11-20&to=2026-11-20') =>
+    (await app.inject({ url: `/api/v1/projects/${fx.projectId}/visibility/timeseries?${query}`, headers: bearer(fx.readKey) })).json().data.series;
+
+  test('invalid lines are reported by number with a reason; blank lines are ignored; the rest imports', async () => {
+    const fx = await createFixture(database.db);
+    const result = await importRuns(database.db, fx.projectId, [run(), '', 'not json', run({ engine: 'bing' }), '   ', run({ status: 'failed' })]);
+    assert.equal(result.imported, 2);
+    assert.equal(result.rejected, 2);
+    assert.equal(result.skipped, 0);
+    assert.deepEqual(result.errors.map((e) => e.line), [3, 4]);
+    assert.match(result.errors[1]!.message, /engine/);
+  });
+
+  test('ids make re-imports idempotent, within a file and across imports', async () => {
+    const fx = await createFixture(database.db);
+    const id = '6f1d0c2a-7c1e-4f0a-9a51-00000000000a';
+    const first = await importRuns(database.db, fx.projectId, [run({ id, mentions: [{ subject: 'Acme' }] }), run({ id, mentions: [{ subject: 'Acme' }] })]);
+    assert.deepEqual([first.imported, first.skipped], [1, 1]);
+    const second = await importRuns(database.db, fx.projectId, [run({ id: id.toUpperCase(), mentions: [{ subject: 'Acme' }] })]);
+    assert.deepEqual([second.imported, second.skipped], [0, 1]);
+    const [point] = await series(fx);
+    assert.equal(point.sampleSize, 1);
+    assert.equal(point.mentions, 1);
+  });
+
+  test('a failed run counts nowhere: not in the sample, not as "not mentioned", not in citations', async () => {
+    const fx = await createFixture(database.db);
+    const lines = Array.from({ length: 5 }, (_, i) => run({ ranAt: `2026-11-20T0${i}:00:00Z`, mentions: [{ subject: 'Acme' }] }));
+    lines.push(run({ status: 'failed', mentions: [{ subject: 'Globex' }], citations: [{ url: 'https://acme.com/x', status: 'verified' }] }));
+    await importRuns(database.db, fx.projectId, lines);
+    const [point] = await series(fx);
+    assert.equal(point.sampleSize, 5);
+    assert.equal(point.visibility, 100);
+    assert.equal(point.shareOfVoice, 100);
+    assert.equal(point.citations, 0);
+    const domains = (await app.inject({ url: `/api/v1/projects/${fx.projectId}/citations?from=2026-11-20&to=2026-11-20`, headers: bearer(fx.readKey) })).json().data.domains;
+    assert.deepEqual(domains, []);
+  });
+
+  test('mentions are found in the answer when none are listed; untracked names are left out; a subject listed twice rejects the line', async () => {
+    const fx = await createFixture(database.db);
+    const result = await importRuns(database.db, fx.projectId, [
+      run({ answer: 'Globex and ACME lead; acme.com is cheaper than globex.com, says Acme.' }),
+      run({ mentions: [{ subject: 'Umbrella', position: 1 }, { subject: 'acme.com', position: 2, sentiment: 60, count: 2 }] }),
+      run({ mentions: [{ subject: 'Acme' }, { subject: 'ACME.COM' }] }),
+    ]);
+    assert.equal(result.imported, 2);
+    assert.equal(result.errors.length, 1);
+    assert.equal(result.errors[0]!.line, 3);
+    assert.match(result.errors[0]!.message, /again/);
+    const [brand] = await series(fx);
+    // answer: Acme named 3 times at position 2; list: 2 times at position 2, sentiment 60.
+    assert.equal(brand.mentionRuns, 2);
+    assert.equal(brand.mentions, 5);
+    assert.equal(brand.avgPosition, 2);
+    assert.equal(brand.sentiment, 60);
+    assert.equal(brand.sentimentCount, 1);
+    assert.equal(brand.shareOfVoice, 71.43); // 5 of 7 tracked mentions (Globex: 2)
+  });
+
+  test('citations: subdomains count for their subject and group under the registrable domain; hallucinated excluded from cited counts', async () => {
+    const fx = await createFixture(database.db);
+    await importRuns(database.db, fx.projectId, [
+      run({
+        citations: [
+          { url: 'https://docs.acme.com/a', status: 'verified' },
+          { url: 'https://www.acme.com/', status: 'broken' },
+          { url: 'https://acme.com/ai-feature', status: 'hallucinated' },
+          { url: 'https://globex.com/', status: 'stale' },
+        ],
+      }),
+      run({ ranAt: '2026-11-20T10:00:00Z', citations: [{ url: 'https://docs.acme.com/a' }] }),
+    ]);
+    const [point] = await series(fx);
+    assert.equal(point.citations, 3); // docs.acme.com twice (status now unchecked) and www.acme.com; not the hallucinated one
+    const domains = (await app.inject({ url: `/api/v1/projects/${fx.projectId}/citations?from=2026-11-20&to=2026-11-20`, headers: bearer(fx.readKey) })).json().data.domains;
+    assert.deepEqual(domains[0], {
+      domain: 'acme.com',
+      citedCount: 3,
+      totalCount: 4,
+      statusCounts: { verified: 0, broken: 1, hallucinated: 1, unchecked: 2, stale: 0 },
+      urls: 3,
+      articleTypes: ['docs', 'homepage', 'other'],
+      lastSeen: '2026-11-20',
+      sourceType: 'owned',
+    });
+    assert.equal(domains[1].domain, 'globex.com');
+    assert.equal(domains[1].sourceType, 'competitor');
+  });
+
+  test("a URL's status is its latest observation by run time, whatever the import order", async () => {
+    const fx = await createFixture(database.db);
+    await importRuns(database.db, fx.projectId, [run({ ranAt: '2026-11-20T12:00:00Z', citations: [{ url: 'https://g2.com/acme', status: 'verified' }] })]);
+    await importRuns(database.db, fx.projectId, [run({ ranAt: '2026-11-20T08:00:00Z', citations: [{ url: 'https://g2.com/acme', status: 'broken' }] })]);
+    const domains = (await app.inject({ url: `/api/v1/projects/${fx.projectId}/citations?from=2026-11-20&to=2026-11-20`, headers: bearer(fx.readKey) })).json().data.domains;
+    assert.deepEqual(domains[0].statusCounts, { verified: 2, broken: 0, hallucinated: 0, unchecked: 0, stale: 0 });
+  });
+
+  test('an unknown project is not_found', async () => {
+    await assert.rejects(importRuns(database.db, '00000000-0000-4000-8000-000000000000', [run()]), /no project/);
+  });
+});
+
+describe('demo data', () => {
+  let database: Database;
+  let app: FastifyInstance;
+  const now = new Date('2026-11-22T08:00:00Z');
+
+  before(async () => {
+    database = await openTestDatabase();
+    app = await testApp(database.db, { now: () => now });
+  });
+  after(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  test('is deterministic for a project and a day', () => {
+    const a = demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000001', '2026-11-22');
+    const b = demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000001', '2026-11-22');
+    assert.deepEqual(a, b);
+    assert.notDeepEqual(demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000002', '2026-11-22'), a);
+  });
+
+  test('shows every endpoint real numbers: 28 days, all engines, an unsampled day, thin days, five statuses, a significant change', async () => {
+    const demo = await seedDemo(database.db, { now });
+    const h = bearer(demo.keys.read);
+    const series = (await app.inject({ url: `/api/v1/projects/${demo.projectId}/visibility/timeseries`, headers: h })).json().data.series;
+    assert.equal(series.length, 28);
+    assert.equal(series.at(-1).day, '2026-11-22');
+    assert.ok(series.some((p: { sampleSize: number }) => p.sampleSize === 0), 'a day not sampled');
+    assert.ok(series.some((p: { sampleSize: number }) => p.sampleSize > 0 && p.sampleSize < 5), 'a day under the minimum');
+    const measured = series.filter((p: { visibility: number | null }) => p.visibility !== null);
+    const significant = measured.some((p: { ciLow: number; ciHigh: number; visibility: number }, i: number) => {
+      const prev = measured[i - 1];
+      return prev && Math.abs(p.visibility - prev.visibility) >= 10 && (p.ciLow > prev.ciHigh || p.ciHigh < prev.ciLow);
+    });
+    assert.ok(significant, 'a significant day-over-day visibility change');
+    const ranking = (await app.inject({ url: `/api/v1/projects/${demo.projectId}/visibility/ranking`, headers: h })).json().data.rows;
+    assert.equal(ranking.length, 4);
+    const domains = (await app.inject({ url: `/api/v1/projects/${demo.projectId}/citations`, headers: h })).json().data.domains;
+    for (const status of ['verified', 'broken', 'hallucinated', 'unchecked', 'stale']) {
+      assert.ok(domains.some((d: { statusCounts: Record<string, number> }) => d.statusCounts[status]! > 0), status);
+    }
+    const engines = (await app.inject({ url: '/api/v1/engines', headers: h })).json().data.engines;
+    for (const engine of engines) {
+      const rows = (await app.inject({ url: `/api/v1/projects/${demo.projectId}/visibility/ranking?engineId=${engine.id}`, headers: h })).json().data.rows;
+      assert.ok(rows[0].sampleSize > 0, engine.key);
+    }
+    const topics = (await app.inject({ url: `/api/v1/projects/${demo.projectId}/topics`, headers: h })).json().data.topics;
+    assert.ok(topics.length >= 3);
+  });
+});
