@@ -53,6 +53,29 @@ describe('GET /api/v1/openapi.json', () => {
     assert.ok(document.components.schemas.ErrorBody, 'the error body is a shared component');
   });
 
+  test('documents the analytics endpoints with their parameters, 404 and the shapes of points, rows and domains', () => {
+    for (const path of ['/api/v1/projects/{id}/visibility/timeseries', '/api/v1/projects/{id}/visibility/ranking', '/api/v1/projects/{id}/citations', '/api/v1/projects/{id}/topics']) {
+      const op = document.paths[path]?.get;
+      assert.ok(op, `${path} is documented`);
+      assert.deepEqual(op.security, [{ bearerAuth: [] }]);
+      const params = op.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`);
+      assert.ok(params.includes('path:id'), path);
+      for (const status of ['200', '400', '401', '403', '404', '429', '500']) assert.ok(op.responses[status], `${path} ${status}`);
+    }
+    const timeseries = document.paths['/api/v1/projects/{id}/visibility/timeseries'].get;
+    const names = timeseries.parameters.map((p: { name: string }) => p.name).sort();
+    assert.deepEqual(names, ['branded', 'engineId', 'from', 'id', 'location', 'subjectId', 'subjectType', 'to', 'topicId']);
+    const branded = timeseries.parameters.find((p: { name: string }) => p.name === 'branded');
+    assert.deepEqual(branded.schema.enum, ['true', 'false']);
+    const point = timeseries.responses['200'].content['application/json'].schema.properties.data.properties.series.items;
+    assert.equal(point.properties.visibility.nullable, true);
+    assert.ok(point.required.includes('ciLow') && point.required.includes('sampleSize'));
+    assert.ok(!point.required.includes('rateWithheld'));
+    const domain = document.paths['/api/v1/projects/{id}/citations'].get.responses['200'].content['application/json'].schema.properties.data.properties.domains.items;
+    assert.deepEqual(domain.properties.sourceType.enum, ['owned', 'competitor', 'editorial', 'ugc', 'corporate', 'institutional', 'review', 'social', 'other']);
+    assert.ok(document.paths['/api/v1/engines'].get);
+  });
+
   test('the public document is not behind auth', () => {
     assert.equal(document.paths['/api/v1/openapi.json'].get.security, undefined);
   });
