@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { DB } from '../db/types.ts';
 import { BadRequestError } from '../http/errors.ts';
 import { IsoDate, Nullable, Uuid } from '../http/schemas.ts';
+import { cellFor } from '../runs/rollup-cube.ts';
 import { utcDay } from '../usage/calendar.ts';
 
 export const DEFAULT_WINDOW_DAYS = 28;
@@ -108,17 +109,16 @@ export async function resolveFilters(db: Kysely<DB>, projectId: string, query: F
   };
 }
 
-/** The filters as a condition on a rollup table's dimension columns. */
+/**
+ * The filters as a condition on a rollup: the one cube cell set that matches them (see
+ * runs/rollup-cube.ts), over the date range. An equality on the whole key prefix, then a range on
+ * the day: the rows read are days x subjects (x URLs for citations), whatever the data size.
+ */
 export function rollupWhere(table: 'run_rollup' | 'subject_rollup' | 'citation_rollup', f: Filters): RawBuilder<SqlBool> {
   const col = (name: string) => sql.ref(`${table}.${name}`);
-  const parts = [
-    sql`${col('project_id')} = ${f.projectId}`,
-    sql`${col('day')} >= ${f.from}`,
-    sql`${col('day')} <= ${f.to}`,
-  ];
-  if (f.engineId !== null) parts.push(sql`${col('engine_id')} = ${f.engineId}`);
-  if (f.topicId !== null) parts.push(sql`${col('topic_id')} = ${f.topicId}`);
-  if (f.location !== null) parts.push(sql`${col('location')} = ${f.location}`);
-  if (f.branded !== null) parts.push(sql`${col('branded')} = ${f.branded}`);
-  return sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
+  const cell = cellFor(f);
+  return sql<SqlBool>`(${col('project_id')} = ${f.projectId} and ${col('grouping')} = ${cell.grouping}
+    and ${col('engine_id')} = ${cell.engine_id} and ${col('topic_id')} = ${cell.topic_id}
+    and ${col('location')} = ${cell.location} and ${col('branded')} = ${cell.branded}
+    and ${col('day')} >= ${f.from} and ${col('day')} <= ${f.to})`;
 }

@@ -2,11 +2,13 @@ import type { Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import * as foundation from './migrations/2026-11-22-0001-foundation.ts';
 import * as runs from './migrations/2026-11-22-0002-runs.ts';
+import * as rollupCube from './migrations/2026-11-22-0003-rollup-cube.ts';
 
 /** Every migration, in order. A static list: no directory scanning, works the same everywhere. */
 const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22-0001-foundation': foundation,
   '2026-11-22-0002-runs': runs,
+  '2026-11-22-0003-rollup-cube': rollupCube,
 };
 
 const provider: MigrationProvider = {

@@ -197,9 +197,14 @@ export interface RunAdsTable {
   competitor_id: string | null;
 }
 
-/** The dimensions every rollup is keyed by; topic_id is the nil UUID for "no topic". */
+/**
+ * The dimensions every rollup is keyed by. `grouping` is the bit mask of the dimensions summed over
+ * (8 engine, 4 topic, 2 location, 1 branded), which then hold a neutral value (nil UUID, '',
+ * false); topic_id is also the nil UUID for "no topic" where topics are grouped by.
+ */
 interface RollupDims {
   project_id: string;
+  grouping: number;
   day: Day;
   engine_id: string;
   topic_id: string;

@@ -4,6 +4,7 @@ import type { DB, RunRollupTable, SubjectRollupTable } from '../db/types.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { classifyArticleType, hostIsUnder, registrableDomain } from './classify-url.ts';
 import { parseRunLine, type RunRecord } from './parse-run-line.ts';
+import { cellsOf, type CubeCell } from './rollup-cube.ts';
 import { findMentions, resolveSubject, termsOf, type Subject } from './subjects.ts';
 import type { ArticleType, CitationStatus } from './vocabulary.ts';
 
@@ -14,8 +15,6 @@ export interface ImportResult {
   errors: { line: number; message: string }[];
 }
 
-/** "No topic" in rollup keys. */
-export const NO_TOPIC = '00000000-0000-0000-0000-000000000000';
 /** At most this many line errors are listed; `rejected` counts them all. */
 export const MAX_LISTED_ERRORS = 10_000;
 const BATCH_SIZE = 500;
@@ -357,58 +356,69 @@ async function upsertCitedUrls(tx: Transaction<DB>, context: ProjectContext, run
   return ids;
 }
 
-type RollupDimensions = 'project_id' | 'day' | 'engine_id' | 'topic_id' | 'location' | 'branded';
+type RollupDimensions = 'project_id' | 'grouping' | 'day' | 'engine_id' | 'topic_id' | 'location' | 'branded';
 type RunDelta = Omit<RunRollupTable, RollupDimensions>;
 type SubjectDelta = Omit<SubjectRollupTable, RollupDimensions | 'subject_id'>;
 
-/** Adds the batch's runs to the rollups, in one upsert per rollup, in key order (no deadlocks). */
+const SEP = '\u0000';
+const cellKey = (c: CubeCell, day: string) => [c.grouping, c.engine_id, c.topic_id, c.location, c.branded, day].join(SEP);
+
+/**
+ * Adds the batch's runs to the rollups: every run to its 16 cube cells (rollup-cube.ts), summed in
+ * memory first, then one upsert per rollup and chunk, in key order so concurrent imports cannot
+ * deadlock.
+ */
 async function addToRollups(tx: Transaction<DB>, context: ProjectContext, runs: Prepared[], urlIds: Map<string, string>): Promise<void> {
   const runDeltas = new Map<string, RunDelta>();
   const subjectDeltas = new Map<string, SubjectDelta>();
   const citationDeltas = new Map<string, number>();
   for (const { record, mentions } of runs) {
-    const dims = [record.day, context.engines.get(record.engine)!, topicOf(context, record) ?? NO_TOPIC, record.location, String(record.branded)].join('\u0000');
-    const run = runDeltas.get(dims) ?? { ok_runs: 0, failed_runs: 0, mentions: 0 };
-    runDeltas.set(dims, run);
-    if (record.status === 'failed') {
-      run.failed_runs++;
-      continue;
-    }
-    run.ok_runs++;
-    for (const m of mentions) {
-      run.mentions += m.count;
-      const key = `${dims}\u0000${m.subject.id}`;
-      const d = subjectDeltas.get(key) ?? { mention_runs: 0, mentions: 0, position_sum: 0, position_count: 0, sentiment_sum: 0, sentiment_count: 0 };
-      subjectDeltas.set(key, d);
-      d.mention_runs++;
-      d.mentions += m.count;
-      if (m.position !== null) {
-        d.position_sum += m.position;
-        d.position_count++;
+    const cells = cellsOf(context.engines.get(record.engine)!, topicOf(context, record), record.location, record.branded);
+    for (const cell of cells) {
+      const key = cellKey(cell, record.day);
+      const run = runDeltas.get(key) ?? { ok_runs: 0, failed_runs: 0, mentions: 0 };
+      runDeltas.set(key, run);
+      if (record.status === 'failed') {
+        run.failed_runs++;
+        continue;
       }
-      if (m.sentiment !== null) {
-        d.sentiment_sum += m.sentiment;
-        d.sentiment_count++;
+      run.ok_runs++;
+      for (const m of mentions) {
+        run.mentions += m.count;
+        const subjectKey = `${key}${SEP}${m.subject.id}`;
+        const d = subjectDeltas.get(subjectKey) ?? { mention_runs: 0, mentions: 0, position_sum: 0, position_count: 0, sentiment_sum: 0, sentiment_count: 0 };
+        subjectDeltas.set(subjectKey, d);
+        d.mention_runs++;
+        d.mentions += m.count;
+        if (m.position !== null) {
+          d.position_sum += m.position;
+          d.position_count++;
+        }
+        if (m.sentiment !== null) {
+          d.sentiment_sum += m.sentiment;
+          d.sentiment_count++;
+        }
       }
-    }
-    for (const c of record.citations) {
-      const key = `${dims}\u0000${urlIds.get(c.url)!}`;
-      citationDeltas.set(key, (citationDeltas.get(key) ?? 0) + 1);
+      for (const c of record.citations) {
+        const citationKey = `${key}${SEP}${urlIds.get(c.url)!}`;
+        citationDeltas.set(citationKey, (citationDeltas.get(citationKey) ?? 0) + 1);
+      }
     }
   }
-  const dimsOf = (key: string) => {
-    const [day, engine_id, topic_id, location, branded, extra] = key.split('\u0000') as [string, string, string, string, string, string | undefined];
-    return { dims: { project_id: context.projectId, day, engine_id, topic_id, location, branded: branded === 'true' }, extra };
+  const rowOf = (key: string) => {
+    const [grouping, engine_id, topic_id, location, branded, day, extra] = key.split(SEP) as [string, string, string, string, string, string, string | undefined];
+    const cell = { project_id: context.projectId, grouping: Number(grouping), engine_id, topic_id, location, branded: branded === 'true', day };
+    return { cell, extra };
   };
   const sorted = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const dimColumns = ['project_id', 'day', 'engine_id', 'topic_id', 'location', 'branded'] as const;
+  const keyColumns = ['project_id', 'grouping', 'engine_id', 'topic_id', 'location', 'branded', 'day'] as const;
 
   for (const part of chunks(sorted(runDeltas), 1_000)) {
     await tx
       .insertInto('run_rollup')
-      .values(part.map(([key, d]) => ({ ...dimsOf(key).dims, ...d })))
+      .values(part.map(([key, d]) => ({ ...rowOf(key).cell, ...d })))
       .onConflict((oc) =>
-        oc.columns([...dimColumns]).doUpdateSet({
+        oc.columns([...keyColumns]).doUpdateSet({
           ok_runs: sql`run_rollup.ok_runs + excluded.ok_runs`,
           failed_runs: sql`run_rollup.failed_runs + excluded.failed_runs`,
           mentions: sql`run_rollup.mentions + excluded.mentions`,
@@ -421,12 +431,12 @@ async function addToRollups(tx: Transaction<DB>, context: ProjectContext, runs: 
       .insertInto('subject_rollup')
       .values(
         part.map(([key, d]) => {
-          const { dims, extra } = dimsOf(key);
-          return { ...dims, subject_id: extra!, ...d };
+          const { cell, extra } = rowOf(key);
+          return { ...cell, subject_id: extra!, ...d };
         }),
       )
       .onConflict((oc) =>
-        oc.columns([...dimColumns, 'subject_id']).doUpdateSet({
+        oc.columns([...keyColumns, 'subject_id']).doUpdateSet({
           mention_runs: sql`subject_rollup.mention_runs + excluded.mention_runs`,
           mentions: sql`subject_rollup.mentions + excluded.mentions`,
           position_sum: sql`subject_rollup.position_sum + excluded.position_sum`,
@@ -442,11 +452,11 @@ async function addToRollups(tx: Transaction<DB>, context: ProjectContext, runs: 
       .insertInto('citation_rollup')
       .values(
         part.map(([key, citations]) => {
-          const { dims, extra } = dimsOf(key);
-          return { ...dims, url_id: extra!, citations };
+          const { cell, extra } = rowOf(key);
+          return { ...cell, url_id: extra!, citations };
         }),
       )
-      .onConflict((oc) => oc.columns([...dimColumns, 'url_id']).doUpdateSet({ citations: sql`citation_rollup.citations + excluded.citations` }))
+      .onConflict((oc) => oc.columns([...keyColumns, 'url_id']).doUpdateSet({ citations: sql`citation_rollup.citations + excluded.citations` }))
       .execute();
   }
 }
