@@ -234,6 +234,12 @@ function wilsonRoots(k: number, n: number): [number, number] {
   return [Math.max(0, ((-b - disc) / (2 * a)) * 100), Math.min(100, ((-b + disc) / (2 * a)) * 100)];
 }
 
+/** The subject owning a URL: the most specific subject domain its host is under. */
+function ownerOf(url: string): OracleSubject | undefined {
+  const host = new URL(url).hostname;
+  return SUBJECTS.filter((s) => host === s.domain || host.endsWith(`.${s.domain}`)).sort((a, b) => b.domain.length - a.domain.length)[0];
+}
+
 function expectedMeasures(runs: GenRun[], statuses: Map<string, string>, subject: OracleSubject, f: Filter, day?: string) {
   let sampleSize = 0;
   let mentionRuns = 0;
@@ -263,9 +269,7 @@ function expectedMeasures(runs: GenRun[], statuses: Map<string, string>, subject
       }
     }
     for (const c of run.citations) {
-      const host = new URL(c.url.url).hostname;
-      const under = host === subject.domain || host.endsWith(`.${subject.domain}`);
-      if (under && statuses.get(c.url.url) !== 'hallucinated') citations++;
+      if (ownerOf(c.url.url) === subject && statuses.get(c.url.url) !== 'hallucinated') citations++;
     }
   }
   const measured = sampleSize >= 5;

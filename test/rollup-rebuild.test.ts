@@ -5,11 +5,12 @@ import { openPglite, type Database } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import type { DB } from '../src/db/types.ts';
 import { up as rebuildRollups } from '../src/db/migrations/2026-11-22-0003-rollup-cube.ts';
+import { up as addSubjectCitations } from '../src/db/migrations/2026-11-22-0004-subject-citations.ts';
 import { seedDemo } from '../src/demo/seed-demo.ts';
 import { importRuns } from '../src/runs/import-runs.ts';
 
 // The rebuild drops and recreates the rollup tables, so it runs on a private in-memory database.
-describe('rollups rebuilt from runs (migration 0003) equal rollups kept by the import', () => {
+describe('rollups rebuilt from runs (migrations 0003 and 0004) equal rollups kept by the import', () => {
   let database: Database;
   before(async () => {
     database = await openPglite(undefined);
@@ -37,6 +38,8 @@ describe('rollups rebuilt from runs (migration 0003) equal rollups kept by the i
     const kept = await snapshot(database.db);
     assert.ok((kept.run_rollup?.length ?? 0) > 0);
     await rebuildRollups(database.db);
+    await sql`alter table subject_rollup drop column if exists citations`.execute(database.db);
+    await addSubjectCitations(database.db);
     assert.deepEqual(await snapshot(database.db), kept);
   });
 });

@@ -121,6 +121,39 @@ describe('runs import', () => {
     assert.deepEqual(domains[0].statusCounts, { verified: 2, broken: 0, hallucinated: 0, unchecked: 0, stale: 0 });
   });
 
+  test("citations follow a URL's status into and out of hallucinated", async () => {
+    const fx = await createFixture(database.db);
+    const cite = (hour: number, status: string) => run({ ranAt: `2026-11-20T${String(hour).padStart(2, '0')}:00:00Z`, citations: [{ url: 'https://acme.com/x', status }] });
+    await importRuns(database.db, fx.projectId, [cite(1, 'verified'), cite(2, 'verified')]);
+    assert.equal((await series(fx))[0].citations, 2);
+    await importRuns(database.db, fx.projectId, [cite(3, 'hallucinated')]);
+    assert.equal((await series(fx))[0].citations, 0);
+    await importRuns(database.db, fx.projectId, [cite(0, 'verified')]); // older: the status stays hallucinated
+    assert.equal((await series(fx))[0].citations, 0);
+    await importRuns(database.db, fx.projectId, [cite(4, 'stale')]);
+    assert.equal((await series(fx))[0].citations, 5);
+  });
+
+  test('a competitor added after its pages were cited is credited with them; the most specific domain owns a page', async () => {
+    const fx = await createFixture(database.db);
+    await importRuns(database.db, fx.projectId, [
+      run({ citations: [{ url: 'https://shop.acme.com/a' }, { url: 'https://acme.com/b' }, { url: 'https://newco.io/c' }, { url: 'https://newco.io/d', status: 'hallucinated' }] }),
+    ]);
+    assert.equal((await series(fx))[0].citations, 2);
+    const { addCompetitor } = await import('../src/projects/add-competitor.ts');
+    const shop = await addCompetitor(database.db, fx.projectId, { name: 'Acme Shop', domain: 'shop.acme.com' });
+    const newco = await addCompetitor(database.db, fx.projectId, { name: 'NewCo', domain: 'newco.io' });
+    assert.equal((await series(fx))[0].citations, 1, 'the brand keeps acme.com/b only');
+    const of = async (id: string) => (await series(fx, `from=2026-11-20&to=2026-11-20&subjectType=competitor&subjectId=${id}`))[0].citations;
+    assert.equal(await of(shop.id), 1);
+    assert.equal(await of(newco.id), 1, 'the hallucinated page does not count');
+    const ranking = (await app.inject({ url: `/api/v1/projects/${fx.projectId}/visibility/ranking?from=2026-11-20&to=2026-11-20`, headers: bearer(fx.readKey) })).json().data.rows;
+    assert.deepEqual(
+      Object.fromEntries(ranking.map((r: { name: string; citations: number }) => [r.name, r.citations])),
+      { Acme: 1, Globex: 0, 'Acme Shop': 1, NewCo: 1 },
+    );
+  });
+
   test('an unknown project is not_found', async () => {
     await assert.rejects(importRuns(database.db, '00000000-0000-4000-8000-000000000000', [run()]), /no project/);
   });

@@ -11,7 +11,7 @@ import { NO_COUNTS, type Counts } from './measures.ts';
 export async function readCounts(
   db: Kysely<DB>,
   f: Filters,
-  subjects: readonly { subjectId: string; domain: string }[],
+  subjects: readonly { subjectId: string }[],
   by: 'day' | 'range',
 ): Promise<(subjectId: string, day: string) => Counts> {
   const perDay = by === 'day';
@@ -43,29 +43,12 @@ export async function readCounts(
             eb.fn.sum<number>('position_count').as('position_count'),
             eb.fn.sum<number>('sentiment_sum').as('sentiment_sum'),
             eb.fn.sum<number>('sentiment_count').as('sentiment_count'),
+            eb.fn.sum<number>('citations').as('citations'),
           ])
           .where(rollupWhere('subject_rollup', f))
           .where('subject_id', 'in', ids)
           .groupBy(perDay ? ['subject_id', 'day'] : ['subject_id'])
           .execute();
-
-  // Citations of a subject's domain (or subdomains), hallucinated ones excluded. Matched by host at
-  // read time, so a competitor added later is credited with what was cited before.
-  const citationRows = await Promise.all(
-    subjects.map(async (s) =>
-      db
-        .selectFrom('citation_rollup')
-        .innerJoin('cited_urls as u', 'u.id', 'citation_rollup.url_id')
-        .select((eb) => [perDay ? eb.ref('citation_rollup.day').as('day') : eb.val('').as('day'), eb.fn.sum<number>('citation_rollup.citations').as('citations')])
-        .where(rollupWhere('citation_rollup', f))
-        .where('u.project_id', '=', f.projectId)
-        .where('u.status', '<>', 'hallucinated')
-        .where((eb) => eb.or([eb('u.host', '=', s.domain), eb('u.host', 'like', `%.${s.domain}`)]))
-        .$if(perDay, (q) => q.groupBy('citation_rollup.day'))
-        .execute()
-        .then((rows) => rows.map((r) => ({ subjectId: s.subjectId, day: String(r.day), citations: Number(r.citations ?? 0) }))),
-    ),
-  );
 
   const counts = new Map<string, Counts>();
   const entry = (subjectId: string, day: string): Counts => {
@@ -86,7 +69,7 @@ export async function readCounts(
     c.positionCount = Number(r.position_count);
     c.sentimentSum = Number(r.sentiment_sum);
     c.sentimentCount = Number(r.sentiment_count);
+    c.citations = Number(r.citations);
   }
-  for (const r of citationRows.flat()) entry(r.subjectId, r.day).citations = r.citations;
   return (subjectId, day) => counts.get(`${subjectId}|${day}`) ?? entry(subjectId, day);
 }

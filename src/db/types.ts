@@ -226,6 +226,8 @@ export interface SubjectRollupTable extends RollupDims {
   position_count: number;
   sentiment_sum: number;
   sentiment_count: number;
+  /** Citations of URLs belonging to the subject, hallucinated ones excluded (kept current). */
+  citations: number;
 }
 
 export interface CitationRollupTable extends RollupDims {

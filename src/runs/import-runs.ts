@@ -5,6 +5,7 @@ import { NotFoundError } from '../http/errors.ts';
 import { classifyArticleType, hostIsUnder, registrableDomain } from './classify-url.ts';
 import { parseRunLine, type RunRecord } from './parse-run-line.ts';
 import { cellsOf, type CubeCell } from './rollup-cube.ts';
+import { shiftSubjectCitations } from './shift-subject-citations.ts';
 import { findMentions, resolveSubject, termsOf, type Subject } from './subjects.ts';
 import type { ArticleType, CitationStatus } from './vocabulary.ts';
 
@@ -150,8 +151,8 @@ async function writeBatch(db: Kysely<DB>, context: ProjectContext, batch: Prepar
       await ensurePrompts(tx, context, unique);
       const insertedIds = await insertRuns(tx, context, unique);
       const landed = unique.filter((p) => insertedIds.has(p.id));
-      const urlIds = await insertContents(tx, context, landed.filter((p) => p.record.status === 'ok'));
-      await addToRollups(tx, context, landed, urlIds);
+      const urls = await insertContents(tx, context, landed.filter((p) => p.record.status === 'ok'));
+      await addToRollups(tx, context, landed, urls);
       return landed.length;
     });
     result.imported += inserted;
@@ -247,8 +248,8 @@ async function insertRuns(tx: Transaction<DB>, context: ProjectContext, batch: P
   return inserted;
 }
 
-/** Mentions, citations (with their URLs) and ads of completed runs; returns the URLs' ids. */
-async function insertContents(tx: Transaction<DB>, context: ProjectContext, runs: Prepared[]): Promise<Map<string, string>> {
+/** Mentions, citations (with their URLs) and ads of completed runs; returns the cited URLs. */
+async function insertContents(tx: Transaction<DB>, context: ProjectContext, runs: Prepared[]): Promise<Map<string, CitedUrl>> {
   const mentionRows = runs.flatMap(({ id, mentions }) =>
     mentions.map((m) => ({
       run_id: id,
@@ -262,13 +263,13 @@ async function insertContents(tx: Transaction<DB>, context: ProjectContext, runs
   );
   for (const part of chunks(mentionRows, 1_000)) await tx.insertInto('run_mentions').values(part).execute();
 
-  const urlIds = await upsertCitedUrls(tx, context, runs);
+  const urls = await upsertCitedUrls(tx, context, runs);
   const citationRows = runs.flatMap(({ id, record }) =>
     record.citations.map((c, ordinal) => ({
       run_id: id,
       project_id: context.projectId,
       ordinal,
-      url_id: urlIds.get(c.url)!,
+      url_id: urls.get(c.url)!.id,
       status: c.status,
       article_type: c.articleType ?? classifyArticleType(c.url),
     })),
@@ -286,7 +287,7 @@ async function insertContents(tx: Transaction<DB>, context: ProjectContext, runs
     })),
   );
   for (const part of chunks(adRows, 1_000)) await tx.insertInto('run_ads').values(part).execute();
-  return urlIds;
+  return urls;
 }
 
 /** The competitor behind an ad: by name, alias or domain of the advertiser, or by the ad URL's host. */
@@ -300,16 +301,31 @@ export function advertiserCompetitor(subjects: readonly Subject[], advertiser: s
   return competitors.find((c) => hostIsUnder(host, c.domain));
 }
 
-/** The subject a cited URL belongs to: its host is the subject's domain or a subdomain of it. */
+/**
+ * The subject a cited URL belongs to: the one whose domain its host is, or is under; the most
+ * specific domain wins (a competitor on `shop.acme.com` owns its pages, the brand `acme.com` the rest).
+ */
 export function citedSubject(subjects: readonly Subject[], host: string): Subject | undefined {
-  return subjects.find((s) => hostIsUnder(host, s.domain));
+  let owner: Subject | undefined;
+  for (const s of subjects) {
+    if (hostIsUnder(host, s.domain) && (!owner || s.domain.length > owner.domain.length)) owner = s;
+  }
+  return owner;
+}
+
+/** A cited URL as this batch leaves it. */
+interface CitedUrl {
+  id: string;
+  status: string;
+  subjectId: string | null;
 }
 
 /**
  * One row per cited URL of the project. The verification status is the URL's: the latest
- * observation by run time wins, whatever the order of import.
+ * observation by run time wins, whatever the order of import. A URL of a subject whose status
+ * crosses into or out of `hallucinated` moves its past citations out of or into the subject's count.
  */
-async function upsertCitedUrls(tx: Transaction<DB>, context: ProjectContext, runs: Prepared[]): Promise<Map<string, string>> {
+async function upsertCitedUrls(tx: Transaction<DB>, context: ProjectContext, runs: Prepared[]): Promise<Map<string, CitedUrl>> {
   const latest = new Map<string, { status: CitationStatus; at: Date; articleType: ArticleType }>();
   for (const { record } of runs) {
     for (const c of record.citations) {
@@ -319,9 +335,19 @@ async function upsertCitedUrls(tx: Transaction<DB>, context: ProjectContext, run
       if (!seen || record.ranAt >= seen.at) latest.set(c.url, { status: c.status, at: record.ranAt, articleType });
     }
   }
-  const ids = new Map<string, string>();
+  const urls = new Map<string, CitedUrl>();
   const entries = [...latest.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const part of chunks(entries, 1_000)) {
+    const before = new Map(
+      (
+        await tx
+          .selectFrom('cited_urls')
+          .select(['url', 'status'])
+          .where('project_id', '=', context.projectId)
+          .where('url', 'in', part.map(([url]) => url))
+          .execute()
+      ).map((r) => [r.url, r.status]),
+    );
     const rows = await tx
       .insertInto('cited_urls')
       .values(
@@ -349,11 +375,26 @@ async function upsertCitedUrls(tx: Transaction<DB>, context: ProjectContext, run
           status_at: sql`greatest(excluded.status_at, cited_urls.status_at)`,
         }),
       )
-      .returning(['id', 'url'])
+      .returning(['id', 'url', 'status', 'subject_id'])
       .execute();
-    for (const row of rows) ids.set(row.url, row.id);
+    const flips = new Map<string, { into: string[]; outOf: string[] }>();
+    for (const row of rows) {
+      urls.set(row.url, { id: row.id, status: row.status, subjectId: row.subject_id });
+      const was = before.get(row.url);
+      if (was === undefined || row.subject_id === null) continue;
+      const wasCounted = was !== 'hallucinated';
+      const isCounted = row.status !== 'hallucinated';
+      if (wasCounted === isCounted) continue;
+      const flip = flips.get(row.subject_id) ?? { into: [], outOf: [] };
+      flips.set(row.subject_id, flip);
+      (isCounted ? flip.into : flip.outOf).push(row.id);
+    }
+    for (const [subjectId, flip] of [...flips].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      await shiftSubjectCitations(tx, context.projectId, flip.into, subjectId, 1);
+      await shiftSubjectCitations(tx, context.projectId, flip.outOf, subjectId, -1);
+    }
   }
-  return ids;
+  return urls;
 }
 
 type RollupDimensions = 'project_id' | 'grouping' | 'day' | 'engine_id' | 'topic_id' | 'location' | 'branded';
@@ -368,7 +409,7 @@ const cellKey = (c: CubeCell, day: string) => [c.grouping, c.engine_id, c.topic_
  * memory first, then one upsert per rollup and chunk, in key order so concurrent imports cannot
  * deadlock.
  */
-async function addToRollups(tx: Transaction<DB>, context: ProjectContext, runs: Prepared[], urlIds: Map<string, string>): Promise<void> {
+async function addToRollups(tx: Transaction<DB>, context: ProjectContext, runs: Prepared[], urls: Map<string, CitedUrl>): Promise<void> {
   const runDeltas = new Map<string, RunDelta>();
   const subjectDeltas = new Map<string, SubjectDelta>();
   const citationDeltas = new Map<string, number>();
@@ -383,11 +424,18 @@ async function addToRollups(tx: Transaction<DB>, context: ProjectContext, runs: 
         continue;
       }
       run.ok_runs++;
+      const subjectDelta = (subjectId: string): SubjectDelta => {
+        const subjectKey = `${key}${SEP}${subjectId}`;
+        let d = subjectDeltas.get(subjectKey);
+        if (!d) {
+          d = { mention_runs: 0, mentions: 0, position_sum: 0, position_count: 0, sentiment_sum: 0, sentiment_count: 0, citations: 0 };
+          subjectDeltas.set(subjectKey, d);
+        }
+        return d;
+      };
       for (const m of mentions) {
         run.mentions += m.count;
-        const subjectKey = `${key}${SEP}${m.subject.id}`;
-        const d = subjectDeltas.get(subjectKey) ?? { mention_runs: 0, mentions: 0, position_sum: 0, position_count: 0, sentiment_sum: 0, sentiment_count: 0 };
-        subjectDeltas.set(subjectKey, d);
+        const d = subjectDelta(m.subject.id);
         d.mention_runs++;
         d.mentions += m.count;
         if (m.position !== null) {
@@ -400,8 +448,10 @@ async function addToRollups(tx: Transaction<DB>, context: ProjectContext, runs: 
         }
       }
       for (const c of record.citations) {
-        const citationKey = `${key}${SEP}${urlIds.get(c.url)!}`;
+        const url = urls.get(c.url)!;
+        const citationKey = `${key}${SEP}${url.id}`;
         citationDeltas.set(citationKey, (citationDeltas.get(citationKey) ?? 0) + 1);
+        if (url.subjectId !== null && url.status !== 'hallucinated') subjectDelta(url.subjectId).citations++;
       }
     }
   }
@@ -443,6 +493,7 @@ async function addToRollups(tx: Transaction<DB>, context: ProjectContext, runs: 
           position_count: sql`subject_rollup.position_count + excluded.position_count`,
           sentiment_sum: sql`subject_rollup.sentiment_sum + excluded.sentiment_sum`,
           sentiment_count: sql`subject_rollup.sentiment_count + excluded.sentiment_count`,
+          citations: sql`subject_rollup.citations + excluded.citations`,
         }),
       )
       .execute();

@@ -1,0 +1,548 @@
+/**
+ * Analytics at size: imports a large deterministic project (bench/lib/analytics-data.ts) with
+ * `importRuns`, then measures the latency of the timeseries, ranking and citations endpoints through
+ * the in-process app (`app.inject`, sequential requests) beside a bare Fastify route measured the
+ * same way. See bench/README.md.
+ *
+ *   npx node bench/analytics.ts --db=pglite --scale=0.1
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx node bench/analytics.ts --db=postgres --scale=1
+ *
+ * Settings (argument, else variable): --db / BENCH_DB (pglite | postgres; default pglite),
+ * --scale / BENCH_SCALE (default 0.1), --keep / BENCH_KEEP=1 (keep the data and reuse it next time),
+ * --requests (200), --warmup-requests (20), --case-max-ms (120000), --import-max-s (0: no limit),
+ * --end-day (2026-11-21), --analyze (ANALYZE the tables before measuring), --explain (capture each
+ * case's SQL and print EXPLAIN ANALYZE of the slowest statements), --explain-top (4),
+ * --json-out=FILE.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { CompiledQuery, Kysely, PostgresDialect, sql, type LogEvent } from 'kysely';
+import pg from 'pg';
+import { buildApp } from '../src/app.ts';
+import { createApiKey } from '../src/auth/create-api-key.ts';
+import { openPglite, openPostgres, type Database } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { GatedPGliteDialect } from '../src/db/pglite-gate.ts';
+import { pgTypes } from '../src/db/type-parsers.ts';
+import type { DB } from '../src/db/types.ts';
+import { addCompetitor } from '../src/projects/add-competitor.ts';
+import { createProject } from '../src/projects/create-project.ts';
+import { importRuns, type ImportResult } from '../src/runs/import-runs.ts';
+import { createWorkspace } from '../src/workspaces/create-workspace.ts';
+import { BRAND, COMPETITORS, dataset, type Dataset } from './lib/analytics-data.ts';
+import { buildBareApp } from './lib/bare-server.ts';
+import { ContentionMeter, describeBusy, type Busy } from './lib/contention.ts';
+import { memoryOf, ROOT, round1, setting, stringArg, table, writeJsonOut } from './lib/common.ts';
+import { measureInject, type LatencyStats } from './lib/latency.ts';
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(`--${name}`) || ['1', 'true', 'yes'].includes((process.env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`] ?? '').toLowerCase());
+
+const settings = {
+  db: (stringArg('db') ?? process.env.BENCH_DB ?? 'pglite').trim(),
+  scale: setting('scale', 0.1),
+  keep: flag('keep'),
+  requests: Math.max(1, Math.round(setting('requests', 200))),
+  warmupRequests: Math.round(setting('warmup-requests', 20)),
+  caseMaxMs: setting('case-max-ms', 120_000),
+  importMaxS: setting('import-max-s', 0),
+  endDay: stringArg('end-day') ?? '2026-11-21',
+  analyze: flag('analyze'),
+  explain: flag('explain'),
+  explainTop: Math.round(setting('explain-top', 4)),
+};
+if (settings.db !== 'pglite' && settings.db !== 'postgres') throw new Error(`--db must be pglite or postgres, got "${settings.db}"`);
+if (!(settings.scale > 0 && settings.scale <= 1)) throw new Error(`--scale must be above 0 and at most 1, got ${settings.scale}`);
+
+const log = (line: string) => console.log(line);
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const scaleTag = `s${String(settings.scale).replace('.', '_')}`;
+const WORKSPACE_NAME = `Analytics bench (scale ${settings.scale})`;
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+/** PostgreSQL's server-wide processes: they work for every database on the server. */
+const PG_SHARED = /^postgres: \S+: (checkpointer|background writer|walwriter|autovacuum launcher|logical replication launcher)/;
+
+/** The code measured: the commit, and whether src/ differs from it (others may be editing it). */
+function codeVersion(): string {
+  // Set when running a copy of a commit (git archive) that has no .git of its own.
+  if (process.env.BENCH_CODE_VERSION) return process.env.BENCH_CODE_VERSION;
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = git('status', '--porcelain', '--', 'src').split('\n').filter(Boolean).length;
+    return `commit ${git('rev-parse', '--short', 'HEAD')}${dirty ? `, src/ has ${dirty} uncommitted changes` : ', src/ clean'}`;
+  } catch {
+    return 'unknown (no git)';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The database under test
+
+interface Target {
+  database: Database;
+  label: string;
+  where: string;
+  /** A second Kysely on the same database that reports every statement (for --explain). */
+  loggedDb(onQuery: (event: LogEvent) => void): { db: Kysely<DB>; close(): Promise<void> };
+  /** Splits the machine's CPU time into this benchmark's and other work's. */
+  meter(): ContentionMeter;
+  sizeOnDiskBytes(): Promise<number>;
+  cleanup(): Promise<void>;
+}
+
+async function openPostgresTarget(): Promise<Target> {
+  const baseUrl = process.env.DATABASE_URL?.trim();
+  if (!baseUrl) throw new Error('--db=postgres needs DATABASE_URL (a server to create the bench database on), e.g. postgres://postgres@127.0.0.1:5432/postgres');
+  const base = new URL(baseUrl);
+  if (!LOOPBACK.has(base.hostname)) throw new Error(`this benchmark only uses a PostgreSQL on loopback, not ${base.hostname}`);
+  const name = settings.keep ? `sightline_bench_analytics_${scaleTag}` : `sightline_bench_${process.pid}`;
+  const admin = async (statements: string[]) => {
+    const client = new pg.Client({ connectionString: baseUrl });
+    await client.connect();
+    try {
+      const out = [];
+      for (const s of statements) out.push(await client.query(s));
+      return out;
+    } finally {
+      await client.end();
+    }
+  };
+  const [found] = await admin([`select 1 from pg_database where datname = '${name}'`]);
+  if ((found?.rowCount ?? 0) > 0 && !settings.keep) await admin([`drop database ${name} with (force)`]);
+  if ((found?.rowCount ?? 0) === 0 || !settings.keep) await admin([`create database ${name}`]);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  const database = openPostgres(url.toString());
+  return {
+    database,
+    label: 'PostgreSQL',
+    where: `database ${name} on ${base.host}${settings.keep ? ' (kept)' : ' (dropped at the end)'}`,
+    loggedDb: (onQuery) => {
+      const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString(), max: 10, types: pgTypes }) }), log: onQuery });
+      return { db, close: () => db.destroy() };
+    },
+    meter: () => new ContentionMeter({ backend: new RegExp(`^postgres: \\S+: (\\S+ ${name} |autovacuum worker ${name}\\b)`), shared: PG_SHARED }),
+    sizeOnDiskBytes: async () => (await sql<{ n: number }>`select pg_database_size(current_database())::int8 as n`.execute(database.db)).rows[0]?.n ?? NaN,
+    cleanup: async () => {
+      await database.close();
+      if (!settings.keep) await admin([`drop database ${name} with (force)`]);
+    },
+  };
+}
+
+async function openPgliteTarget(): Promise<Target> {
+  const dir = settings.keep ? join(tmpdir(), `sightline-bench-analytics-pglite-${scaleTag}`) : mkdtempSync(join(tmpdir(), 'sightline-bench-analytics-'));
+  const opened = await openPglite(dir);
+  return {
+    database: opened,
+    label: 'PGlite on disk',
+    where: `${dir}${settings.keep ? ' (kept)' : ' (deleted at the end)'}`,
+    // Not destroyed: destroying a PGlite dialect closes the PGlite instance, which the bench still uses.
+    loggedDb: (onQuery) => ({ db: new Kysely<DB>({ dialect: new GatedPGliteDialect({ pglite: opened.pglite }, opened.gate), log: onQuery }), close: async () => {} }),
+    meter: () => new ContentionMeter(),
+    sizeOnDiskBytes: async () => directorySize(dir),
+    cleanup: async () => {
+      await opened.close();
+      if (!settings.keep) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function directorySize(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += directorySize(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The project and its runs
+
+interface Project {
+  workspaceId: string;
+  projectId: string;
+  competitorIds: string[];
+  reused: boolean;
+}
+
+async function findOrCreateProject(db: Kysely<DB>): Promise<Project> {
+  if (settings.keep) {
+    const existing = await db
+      .selectFrom('projects as p')
+      .innerJoin('workspaces as w', 'w.id', 'p.workspace_id')
+      .select(['p.id', 'p.workspace_id'])
+      .where('w.name', '=', WORKSPACE_NAME)
+      .where('p.name', '=', BRAND.name)
+      .executeTakeFirst();
+    if (existing) {
+      const competitors = await db.selectFrom('competitors').select('id').where('project_id', '=', existing.id).orderBy('created_at').orderBy('id').execute();
+      return { workspaceId: existing.workspace_id, projectId: existing.id, competitorIds: competitors.map((c) => c.id), reused: true };
+    }
+  }
+  const { id: workspaceId } = await createWorkspace(db, { name: WORKSPACE_NAME, plan: 'growth' });
+  const { id: projectId } = await createProject(db, workspaceId, BRAND);
+  const competitorIds: string[] = [];
+  for (const competitor of COMPETITORS) competitorIds.push((await addCompetitor(db, projectId, competitor)).id);
+  return { workspaceId, projectId, competitorIds, reused: false };
+}
+
+const countRuns = async (db: Kysely<DB>, projectId: string) =>
+  Number((await db.selectFrom('runs').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', projectId).executeTakeFirstOrThrow()).n);
+
+class ImportTimeLimit extends Error {}
+
+interface ImportFigures {
+  skippedBecauseLoaded: boolean;
+  aborted: boolean;
+  linesPulled: number;
+  runsImported: number;
+  seconds: number;
+  runsPerSecond: number;
+  generationOnlySeconds: number;
+  jsonMiB: number;
+  result: ImportResult | undefined;
+  /** Throughput per tenth of the data set, to show whether it degrades as tables grow. */
+  tenths: { lines: number; seconds: number; runsPerSecond: number; load: string }[];
+  busy: Busy | undefined;
+}
+
+async function importDataset(db: Kysely<DB>, projectId: string, ds: Dataset, meter: ContentionMeter): Promise<ImportFigures> {
+  // The generator alone, so its share of the import time is known.
+  const g0 = performance.now();
+  let bytes = 0;
+  for (const line of ds.lines()) bytes += line.length + 1;
+  const generationOnlySeconds = (performance.now() - g0) / 1000;
+  const jsonMiB = bytes / 1024 / 1024;
+  log(`  generator alone: ${ds.runs} lines (${jsonMiB.toFixed(0)} MiB of JSON) in ${generationOnlySeconds.toFixed(1)} s`);
+
+  const before = await countRuns(db, projectId);
+  if (before === ds.runs) {
+    log(`  the database already holds all ${before} runs: import skipped (--keep)`);
+    return { skippedBecauseLoaded: true, aborted: false, linesPulled: 0, runsImported: 0, seconds: 0, runsPerSecond: 0, generationOnlySeconds, jsonMiB, result: undefined, tenths: [], busy: undefined };
+  }
+  if (before > 0) log(`  the database holds ${before} of ${ds.runs} runs: importing again (existing ids are skipped)`);
+
+  const tenths: ImportFigures['tenths'] = [];
+  const every = Math.max(1, Math.round(ds.runs / 10));
+  const t0 = performance.now();
+  const deadline = settings.importMaxS > 0 ? t0 + settings.importMaxS * 1000 : Infinity;
+  let pulled = 0;
+  let lastT = t0;
+  let lastPulled = 0;
+  function* withProgress(lines: Iterable<string>): Generator<string> {
+    for (const line of lines) {
+      pulled++;
+      if (pulled % every === 0) {
+        const at = performance.now();
+        const tenth = { lines: pulled, seconds: round1((at - t0) / 1000), runsPerSecond: Math.round((pulled - lastPulled) / ((at - lastT) / 1000)), load: loadavg() };
+        tenths.push(tenth);
+        log(`  ${String(Math.round((100 * pulled) / ds.runs)).padStart(3)}%  ${pulled} lines  ${tenth.seconds} s  ${tenth.runsPerSecond} runs/s over the last tenth  load ${tenth.load}`);
+        lastT = at;
+        lastPulled = pulled;
+      }
+      if (performance.now() > deadline) throw new ImportTimeLimit(`import stopped by --import-max-s=${settings.importMaxS}`);
+      yield line;
+    }
+  }
+  let result: ImportResult | undefined;
+  let aborted = false;
+  meter.start();
+  try {
+    result = await importRuns(db, projectId, withProgress(ds.lines()));
+  } catch (error) {
+    if (!(error instanceof ImportTimeLimit)) throw error;
+    aborted = true;
+    log(`  ${error.message} after ${pulled} lines`);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const busy = meter.stop();
+  const runsImported = (await countRuns(db, projectId)) - before;
+  if (result && (result.rejected > 0 || result.errors.length > 0)) log(`  warning: ${result.rejected} lines rejected, first: ${JSON.stringify(result.errors[0])}`);
+  return {
+    skippedBecauseLoaded: false,
+    aborted,
+    linesPulled: pulled,
+    runsImported,
+    seconds: round1(seconds),
+    runsPerSecond: Math.round(runsImported / seconds),
+    generationOnlySeconds: round1(generationOnlySeconds),
+    jsonMiB: Math.round(jsonMiB),
+    result: result ? { ...result, errors: result.errors.slice(0, 5) } : undefined,
+    tenths,
+    busy,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sizes and counts
+
+const COUNTED_TABLES = ['runs', 'run_mentions', 'run_citations', 'run_ads', 'cited_urls', 'prompts', 'topics', 'run_rollup', 'subject_rollup', 'citation_rollup'] as const;
+
+async function tableFigures(db: Kysely<DB>): Promise<{ table: string; rows: number; totalMiB: number }[]> {
+  const out = [];
+  for (const name of COUNTED_TABLES) {
+    const row = (
+      await sql<{ rows: number; bytes: number }>`select (select count(*) from ${sql.table(name)})::int8 as rows, pg_total_relation_size(${name}::regclass)::int8 as bytes`.execute(db)
+    ).rows[0];
+    out.push({ table: name, rows: Number(row?.rows ?? NaN), totalMiB: Math.round((Number(row?.bytes ?? NaN) / 1024 / 1024) * 10) / 10 });
+  }
+  return out;
+}
+
+async function statsState(db: Kysely<DB>): Promise<{ table: string; liveTuples: number; lastAnalyze: string }[]> {
+  const rows = await sql<{ relname: string; n_live_tup: number; last_analyze: Date | null; last_autoanalyze: Date | null }>`
+    select relname, n_live_tup::int8 as n_live_tup, last_analyze, last_autoanalyze from pg_stat_user_tables
+    where relname in ('runs', 'run_rollup', 'subject_rollup', 'citation_rollup', 'cited_urls') order by relname`.execute(db);
+  return rows.rows.map((r) => {
+    const at = [r.last_analyze, r.last_autoanalyze].filter((d): d is Date => d instanceof Date).sort((a, b) => b.getTime() - a.getTime())[0];
+    return { table: r.relname, liveTuples: Number(r.n_live_tup), lastAnalyze: at ? at.toISOString() : 'never' };
+  });
+}
+
+/** Server settings that bear on these figures (the same query works on PGlite). */
+async function serverSettings(db: Kysely<DB>): Promise<string> {
+  const rows = await sql<{ name: string; setting: string; unit: string | null }>`
+    select name, setting, unit from pg_settings
+    where name in ('server_version', 'autovacuum', 'shared_buffers', 'work_mem', 'jit', 'synchronous_commit', 'max_parallel_workers_per_gather')
+    order by name`.execute(db);
+  return rows.rows.map((r) => `${r.name}=${r.setting}${r.unit ? ` ${r.unit}` : ''}`).join(', ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Latency
+
+interface Case {
+  name: string;
+  url: string;
+}
+
+interface CaseResult extends Omit<LatencyStats, 'firstBody'> {
+  name: string;
+  url: string;
+  summary: string;
+}
+
+async function benchCases(db: Kysely<DB>, project: Project, ds: Dataset): Promise<Case[]> {
+  const engines = new Map((await db.selectFrom('engines').select(['id', 'key']).execute()).map((e) => [e.key, e.id]));
+  const topic = await db.selectFrom('topics').select('id').where('project_id', '=', project.projectId).where('name', '=', 'CRM software').executeTakeFirstOrThrow();
+  const chatgpt = engines.get('chatgpt');
+  if (!chatgpt) throw new Error('no chatgpt engine');
+  const competitor = project.competitorIds[0];
+  if (!competitor) throw new Error('no competitor');
+  const p = `/api/v1/projects/${project.projectId}`;
+  const range90 = `from=${ds.firstDay}&to=${ds.endDay}`;
+  const ts = `${p}/visibility/timeseries`;
+  const rk = `${p}/visibility/ranking`;
+  const ct = `${p}/citations`;
+  return [
+    { name: 'timeseries 28d', url: ts },
+    { name: 'timeseries 28d engine', url: `${ts}?engineId=${chatgpt}` },
+    { name: 'timeseries 28d topic+unbranded', url: `${ts}?topicId=${topic.id}&branded=false` },
+    { name: 'timeseries 28d competitor', url: `${ts}?subjectType=competitor&subjectId=${competitor}` },
+    { name: 'timeseries 90d', url: `${ts}?${range90}` },
+    { name: 'ranking 28d', url: rk },
+    { name: 'ranking 28d engine', url: `${rk}?engineId=${chatgpt}` },
+    { name: 'ranking 28d topic+unbranded', url: `${rk}?topicId=${topic.id}&branded=false` },
+    { name: 'ranking 90d', url: `${rk}?${range90}` },
+    { name: 'citations 28d', url: ct },
+    { name: 'citations 28d engine', url: `${ct}?engineId=${chatgpt}` },
+    { name: 'citations 90d', url: `${ct}?${range90}` },
+  ];
+}
+
+/** One line saying what a response held, so an empty or wrong answer is visible. */
+function summarise(body: unknown): string {
+  const data = (body as { data?: Record<string, unknown> } | undefined)?.data;
+  if (!data) return JSON.stringify(body ?? null).slice(0, 80);
+  if (Array.isArray(data.series)) {
+    const series = data.series as { sampleSize: number; visibility: number | null; citations: number }[];
+    const n = series.reduce((a, s) => a + s.sampleSize, 0);
+    const vis = series.filter((s) => s.visibility !== null).map((s) => s.visibility!);
+    const avg = vis.reduce((a, v) => a + v, 0) / Math.max(1, vis.length);
+    return `${series.length} points, ${n} ok runs, mean visibility ${avg.toFixed(1)}%, ${series.reduce((a, s) => a + s.citations, 0)} citations`;
+  }
+  if (Array.isArray(data.rows)) {
+    const rows = data.rows as { name: string; visibility: number | null; sampleSize: number }[];
+    return `${rows.length} rows over ${rows[0]?.sampleSize ?? 0} ok runs: ${rows.map((r) => `${r.name} ${r.visibility ?? '-'}%`).join(', ')}`;
+  }
+  if (Array.isArray(data.domains)) {
+    const domains = data.domains as { domain: string; totalCount: number }[];
+    return `${domains.length} domains, ${domains.reduce((a, d) => a + d.totalCount, 0)} citations, top ${domains[0]?.domain ?? '-'}`;
+  }
+  return Object.keys(data).join(',');
+}
+
+async function measureCases(app: FastifyInstance, bare: FastifyInstance, cases: Case[], headers: Record<string, string>): Promise<{ bareStart: CaseResult; bareEnd: CaseResult; cases: CaseResult[] }> {
+  const options = { warmupRequests: settings.warmupRequests, requests: settings.requests, maxMs: settings.caseMaxMs };
+  const run = async (target: FastifyInstance, c: Case, h: Record<string, string>): Promise<CaseResult> => {
+    const { firstBody, ...stats } = await measureInject(target, c.url, { ...options, headers: h });
+    const result = { name: c.name, url: c.url, summary: summarise(firstBody), ...stats };
+    log(`  ${c.name.padEnd(32)} p50 ${String(stats.p50Ms).padStart(8)} ms  p99 ${String(stats.p99Ms).padStart(8)} ms  n ${stats.requests}${stats.failed ? `  FAILED ${stats.failed}: ${stats.firstError}` : ''}  | ${result.summary}`);
+    return result;
+  };
+  const bareCase = { name: 'bare Fastify GET /bare', url: '/bare' };
+  const bareStart = await run(bare, bareCase, {});
+  const results: CaseResult[] = [];
+  for (const c of cases) results.push(await run(app, c, headers));
+  const bareEnd = await run(bare, { ...bareCase, name: 'bare Fastify GET /bare (again)' }, {});
+  return { bareStart, bareEnd, cases: results };
+}
+
+// ---------------------------------------------------------------------------------------------
+// --explain: each case's statements, and the plans of the slowest
+
+interface Statement {
+  sql: string;
+  parameters: readonly unknown[];
+  ms: number;
+}
+
+interface CaseQueries {
+  name: string;
+  statements: { sql: string; ms: number }[];
+  totalMs: number;
+}
+
+async function explainCases(target: Target, cases: Case[], headers: Record<string, string>): Promise<{ perCase: CaseQueries[]; plans: { case: string; ms: number; sql: string; parameters: readonly unknown[]; plan: string }[] }> {
+  let captured: Statement[] = [];
+  const { db: logged, close } = target.loggedDb((event) => {
+    if (event.level === 'query') captured.push({ sql: event.query.sql, parameters: event.query.parameters, ms: event.queryDurationMillis });
+  });
+  const app = await buildApp({ db: logged, now: () => new Date(`${settings.endDay}T12:00:00Z`) });
+  await app.ready();
+  const perCase: CaseQueries[] = [];
+  const slowest: (Statement & { case: string })[] = [];
+  try {
+    for (const c of cases) {
+      for (let i = 0; i < 3; i++) await app.inject({ method: 'GET', url: c.url, headers }); // warm this pool
+      captured = [];
+      const res = await app.inject({ method: 'GET', url: c.url, headers });
+      if (res.statusCode !== 200) throw new Error(`${c.name}: HTTP ${res.statusCode}`);
+      const statements = captured;
+      perCase.push({ name: c.name, statements: statements.map((s) => ({ sql: s.sql, ms: round2(s.ms) })), totalMs: round2(statements.reduce((a, s) => a + s.ms, 0)) });
+      for (const s of statements) slowest.push({ ...s, case: c.name });
+    }
+    // The slowest distinct statements (by text), each explained once with its parameters.
+    slowest.sort((a, b) => b.ms - a.ms);
+    const seen = new Set<string>();
+    const plans = [];
+    for (const s of slowest) {
+      const shape = s.sql.replace(/\s+/g, ' ');
+      if (seen.has(shape)) continue;
+      seen.add(shape);
+      const rows = await logged.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain (analyze, buffers) ${s.sql}`, [...s.parameters]));
+      plans.push({ case: s.case, ms: round2(s.ms), sql: s.sql, parameters: s.parameters, plan: rows.rows.map((r) => r['QUERY PLAN']).join('\n') });
+      if (plans.length >= settings.explainTop) break;
+    }
+    return { perCase, plans };
+  } finally {
+    await app.close();
+    await close();
+  }
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const ds = dataset({ scale: settings.scale, endDay: settings.endDay });
+  const started = performance.now();
+  const load = { start: loadavg(), afterImport: '', end: '' };
+  log(`analytics bench: ${settings.db}, scale ${settings.scale}: ${ds.prompts} prompts x 7 engines x 3 locations x ${ds.days} days (${ds.firstDay} to ${ds.endDay}) = ${ds.runs} runs`);
+  const code = codeVersion();
+  log(`  code: ${code}; Node ${process.version}`);
+  log(`  load average at start: ${load.start}`);
+  const target = settings.db === 'postgres' ? await openPostgresTarget() : await openPgliteTarget();
+  log(`  ${target.label}: ${target.where}`);
+  try {
+    const db = target.database.db;
+    await migrateToLatest(db);
+    const project = await findOrCreateProject(db);
+    log(`  project ${project.projectId}${project.reused ? ' (reused)' : ''}`);
+
+    log('import:');
+    const imported = await importDataset(db, project.projectId, ds, target.meter());
+    load.afterImport = loadavg();
+    if (!imported.skippedBecauseLoaded) {
+      log(`  imported ${imported.runsImported} runs in ${imported.seconds} s: ${imported.runsPerSecond} runs/s${imported.aborted ? ' (STOPPED EARLY: partial data)' : ''}; load ${load.afterImport}`);
+    }
+    if (settings.analyze) {
+      const a0 = performance.now();
+      await sql`analyze`.execute(db);
+      log(`  ANALYZE took ${((performance.now() - a0) / 1000).toFixed(1)} s`);
+    }
+    const tables = await tableFigures(db);
+    const sizeBytes = await target.sizeOnDiskBytes();
+    const stats = await statsState(db);
+    const server = await serverSettings(db);
+
+    log(`latency: ${settings.requests} sequential requests per case after ${settings.warmupRequests} warm-up (at most ${settings.caseMaxMs / 1000} s per case), app.inject:`);
+    const key = await createApiKey(db, { workspaceId: project.workspaceId, scopes: ['read'], rateLimit: 1_000_000, name: 'analytics bench' });
+    const headers = { authorization: `Bearer ${key.key}` };
+    const app = await buildApp({ db, now: () => new Date(`${settings.endDay}T12:00:00Z`) });
+    await app.ready();
+    const bare = buildBareApp();
+    await bare.ready();
+    const cases = await benchCases(db, project, ds);
+    let latency;
+    const meter = target.meter();
+    meter.start(false);
+    try {
+      latency = await measureCases(app, bare, cases, headers);
+    } finally {
+      await app.close();
+      await bare.close();
+    }
+    const latencyBusy = meter.stop();
+    let explained;
+    if (settings.explain) {
+      log('explain: capturing the statements of each case ...');
+      explained = await explainCases(target, cases, headers);
+    }
+    await db.deleteFrom('api_keys').where('id', '=', key.id).execute();
+    load.end = loadavg();
+    const memory = memoryOf(process.pid);
+
+    // Report
+    const title = `${target.label}, scale ${settings.scale} (${ds.runs} runs)`;
+    log(`\n=== ${title}; code ${code}`);
+    if (imported.skippedBecauseLoaded) log('import: skipped, the kept database already held the data');
+    else
+      log(
+        `import: ${imported.runsImported} runs in ${imported.seconds} s = ${imported.runsPerSecond} runs/s (importRuns, default batch size; the generator alone takes ${imported.generationOnlySeconds} s for ${imported.jsonMiB} MiB of JSON)${imported.aborted ? ' PARTIAL' : ''}`,
+      );
+    log(`database size on disk: ${(sizeBytes / 1024 / 1024).toFixed(0)} MiB; peak RSS of this process: ${memory.peakMiB} MiB`);
+    log(`load average (1/5/15 min): start ${load.start}; after import ${load.afterImport}; end ${load.end}`);
+    log(`CPU during the import: ${describeBusy(imported.busy)}`);
+    log(`CPU during the latency cases: ${describeBusy(latencyBusy)}`);
+    log(`server settings: ${server}`);
+    log(`planner statistics: ${stats.map((s) => `${s.table} ${s.lastAnalyze === 'never' ? 'never analyzed' : `analyzed ${s.lastAnalyze}`}`).join('; ')}\n`);
+    log(table(['table', 'rows', 'MiB (with indexes)'], tables.map((t) => [t.table, t.rows, t.totalMiB])));
+    log('');
+    const row = (r: CaseResult) => [r.name, r.requests, r.p50Ms, r.p99Ms, r.meanMs, r.maxMs, r.failed];
+    log(table(['case', 'n', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', 'failed'], [row(latency.bareStart), ...latency.cases.map(row), row(latency.bareEnd)]));
+    if (explained) {
+      log('\nstatements per case (one request, logged Kysely on the same database):');
+      log(table(['case', 'statements', 'sum ms', 'slowest ms', 'slowest statement'], explained.perCase.map((c) => {
+        const top = [...c.statements].sort((a, b) => b.ms - a.ms)[0];
+        return [c.name, c.statements.length, c.totalMs, top?.ms ?? 0, (top?.sql ?? '').replace(/\s+/g, ' ').slice(0, 90)];
+      })));
+      for (const p of explained.plans) {
+        log(`\n--- ${p.ms} ms in "${p.case}":\n${p.sql}\nparameters: ${JSON.stringify(p.parameters)}\n${p.plan}`);
+      }
+    }
+    log(`\nwhole run: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    writeJsonOut({ settings, code, node: process.version, dataset: { prompts: ds.prompts, days: ds.days, runs: ds.runs, firstDay: ds.firstDay, endDay: ds.endDay }, target: { label: target.label, where: target.where }, imported, tables, sizeBytes, stats, server, load, latencyBusy, memory, latency, explained });
+  } finally {
+    await target.cleanup();
+  }
+}
+
+await main();
