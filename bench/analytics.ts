@@ -53,6 +53,7 @@ const settings = {
   analyze: flag('analyze'),
   explain: flag('explain'),
   explainTop: Math.round(setting('explain-top', 4)),
+  profileImport: flag('profile-import'),
 };
 if (settings.db !== 'pglite' && settings.db !== 'postgres') throw new Error(`--db must be pglite or postgres, got "${settings.db}"`);
 if (!(settings.scale > 0 && settings.scale <= 1)) throw new Error(`--scale must be above 0 and at most 1, got ${settings.scale}`);
@@ -210,9 +211,19 @@ interface ImportFigures {
   /** Throughput per tenth of the data set, to show whether it degrades as tables grow. */
   tenths: { lines: number; seconds: number; runsPerSecond: number; load: string }[];
   busy: Busy | undefined;
+  /** With --profile-import: database time per kind of statement. */
+  profile: { statement: string; count: number; seconds: number; share: number }[] | undefined;
 }
 
-async function importDataset(db: Kysely<DB>, projectId: string, ds: Dataset, meter: ContentionMeter): Promise<ImportFigures> {
+/** The kind of a statement, for --profile-import: its verb and table. */
+function statementKind(text: string): string {
+  const t = text.replace(/\s+/g, ' ').trim().toLowerCase();
+  const m = /^(insert into|select .*? from|update|delete from) "?([a-z_]+)"?/.exec(t);
+  if (m) return `${m[1]!.startsWith('select') ? 'select' : m[1]} ${m[2]}`;
+  return t.split(' ')[0] ?? t;
+}
+
+async function importDataset(db: Kysely<DB>, projectId: string, ds: Dataset, meter: ContentionMeter, target: Target): Promise<ImportFigures> {
   // The generator alone, so its share of the import time is known.
   const g0 = performance.now();
   let bytes = 0;
@@ -224,7 +235,7 @@ async function importDataset(db: Kysely<DB>, projectId: string, ds: Dataset, met
   const before = await countRuns(db, projectId);
   if (before === ds.runs) {
     log(`  the database already holds all ${before} runs: import skipped (--keep)`);
-    return { skippedBecauseLoaded: true, aborted: false, linesPulled: 0, runsImported: 0, seconds: 0, runsPerSecond: 0, generationOnlySeconds, jsonMiB, result: undefined, tenths: [], busy: undefined };
+    return { skippedBecauseLoaded: true, aborted: false, linesPulled: 0, runsImported: 0, seconds: 0, runsPerSecond: 0, generationOnlySeconds, jsonMiB, result: undefined, tenths: [], busy: undefined, profile: undefined };
   }
   if (before > 0) log(`  the database holds ${before} of ${ds.runs} runs: importing again (existing ids are skipped)`);
 
@@ -252,9 +263,19 @@ async function importDataset(db: Kysely<DB>, projectId: string, ds: Dataset, met
   }
   let result: ImportResult | undefined;
   let aborted = false;
+  const profile = new Map<string, { count: number; ms: number }>();
+  const logged = settings.profileImport
+    ? target.loggedDb((event) => {
+        const kind = statementKind(event.query.sql);
+        const p = profile.get(kind) ?? { count: 0, ms: 0 };
+        profile.set(kind, p);
+        p.count++;
+        p.ms += event.queryDurationMillis;
+      })
+    : undefined;
   meter.start();
   try {
-    result = await importRuns(db, projectId, withProgress(ds.lines()));
+    result = await importRuns(logged?.db ?? db, projectId, withProgress(ds.lines()));
   } catch (error) {
     if (!(error instanceof ImportTimeLimit)) throw error;
     aborted = true;
@@ -262,6 +283,7 @@ async function importDataset(db: Kysely<DB>, projectId: string, ds: Dataset, met
   }
   const seconds = (performance.now() - t0) / 1000;
   const busy = meter.stop();
+  await logged?.close();
   const runsImported = (await countRuns(db, projectId)) - before;
   if (result && (result.rejected > 0 || result.errors.length > 0)) log(`  warning: ${result.rejected} lines rejected, first: ${JSON.stringify(result.errors[0])}`);
   return {
@@ -276,6 +298,11 @@ async function importDataset(db: Kysely<DB>, projectId: string, ds: Dataset, met
     result: result ? { ...result, errors: result.errors.slice(0, 5) } : undefined,
     tenths,
     busy,
+    profile: logged
+      ? [...profile.entries()]
+          .map(([statement, p]) => ({ statement, count: p.count, seconds: round1(p.ms / 1000), share: Math.round((p.ms / 1000 / seconds) * 1000) / 10 }))
+          .sort((a, b) => b.seconds - a.seconds)
+      : undefined,
   };
 }
 
@@ -468,7 +495,7 @@ async function main(): Promise<void> {
     log(`  project ${project.projectId}${project.reused ? ' (reused)' : ''}`);
 
     log('import:');
-    const imported = await importDataset(db, project.projectId, ds, target.meter());
+    const imported = await importDataset(db, project.projectId, ds, target.meter(), target);
     load.afterImport = loadavg();
     if (!imported.skippedBecauseLoaded) {
       log(`  imported ${imported.runsImported} runs in ${imported.seconds} s: ${imported.runsPerSecond} runs/s${imported.aborted ? ' (STOPPED EARLY: partial data)' : ''}; load ${load.afterImport}`);
@@ -521,6 +548,11 @@ async function main(): Promise<void> {
     log(`database size on disk: ${(sizeBytes / 1024 / 1024).toFixed(0)} MiB; peak RSS of this process: ${memory.peakMiB} MiB`);
     log(`load average (1/5/15 min): start ${load.start}; after import ${load.afterImport}; end ${load.end}`);
     log(`CPU during the import: ${describeBusy(imported.busy)}`);
+    if (imported.profile) {
+      const inDb = imported.profile.reduce((a, p) => a + p.seconds, 0);
+      log(`import statements (--profile-import): ${round1(inDb)} s of ${imported.seconds} s waiting on the database; the rest is JavaScript (parsing, mention detection, URL classification, building the cube deltas)`);
+      log(table(['statement', 'count', 'seconds', '% of import'], imported.profile.map((p) => [p.statement, p.count, p.seconds, p.share])));
+    }
     log(`CPU during the latency cases: ${describeBusy(latencyBusy)}`);
     log(`server settings: ${server}`);
     log(`planner statistics: ${stats.map((s) => `${s.table} ${s.lastAnalyze === 'never' ? 'never analyzed' : `analyzed ${s.lastAnalyze}`}`).join('; ')}\n`);

@@ -10,6 +10,7 @@ import { openApiRoute } from './http/openapi-route.ts';
 import { registerKeyRateLimit } from './http/rate-limit.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
+import { changeRoutes } from './changes/routes.ts';
 import { engineRoutes } from './engines/routes.ts';
 import { projectRoutes } from './projects/routes.ts';
 import { topicRoutes } from './topics/routes.ts';
@@ -57,6 +58,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await authenticated.register(engineRoutes, deps);
     await authenticated.register(topicRoutes, deps);
     await authenticated.register(analyticsRoutes, deps);
+    await authenticated.register(changeRoutes, deps);
   });
 
   return app;

@@ -54,7 +54,7 @@ describe('GET /api/v1/openapi.json', () => {
   });
 
   test('documents the analytics endpoints with their parameters, 404 and the shapes of points, rows and domains', () => {
-    for (const path of ['/api/v1/projects/{id}/visibility/timeseries', '/api/v1/projects/{id}/visibility/ranking', '/api/v1/projects/{id}/citations', '/api/v1/projects/{id}/topics']) {
+    for (const path of ['/api/v1/projects/{id}/visibility/timeseries', '/api/v1/projects/{id}/visibility/ranking', '/api/v1/projects/{id}/citations', '/api/v1/projects/{id}/topics', '/api/v1/projects/{id}/changes']) {
       const op = document.paths[path]?.get;
       assert.ok(op, `${path} is documented`);
       assert.deepEqual(op.security, [{ bearerAuth: [] }]);
@@ -74,6 +74,11 @@ describe('GET /api/v1/openapi.json', () => {
     const domain = document.paths['/api/v1/projects/{id}/citations'].get.responses['200'].content['application/json'].schema.properties.data.properties.domains.items;
     assert.deepEqual(domain.properties.sourceType.enum, ['owned', 'competitor', 'editorial', 'ugc', 'corporate', 'institutional', 'review', 'social', 'other']);
     assert.ok(document.paths['/api/v1/engines'].get);
+    const changes = document.paths['/api/v1/projects/{id}/changes'].get;
+    assert.deepEqual(changes.parameters.map((p: { name: string }) => p.name).sort(), ['from', 'id', 'to']);
+    const event = changes.responses['200'].content['application/json'].schema.properties.data.properties.events.items;
+    assert.equal(event.properties.engineLabel.nullable, true);
+    assert.equal(event.properties.kind.enum.length, 7);
   });
 
   test('the public document is not behind auth', () => {

@@ -71,11 +71,10 @@ export function eachDay(from: string, to: string): string[] {
 }
 
 /**
- * Defaults and cross-field rules: `to` defaults to today (UTC), `from` to `to` minus 27 days; `from`
- * after `to`, a range over 366 days, an engine that does not exist or a topic of another project
- * are 400 with `details` naming the field.
+ * The date range: `to` defaults to today (UTC), `from` to `to` minus 27 days; a date that does not
+ * exist, `from` after `to`, or a range over 366 days is 400 with `details` naming the field.
  */
-export async function resolveFilters(db: Kysely<DB>, projectId: string, query: FilterQuery, now: Date): Promise<Filters> {
+export function resolveRange(query: { from?: string | undefined; to?: string | undefined }, now: Date): { from: string; to: string } {
   const details: Record<string, string> = {};
   const to = query.to ?? utcDay(now);
   if (query.to !== undefined && !parseDay(query.to)) details.to = 'must be a real date, YYYY-MM-DD';
@@ -90,6 +89,16 @@ export async function resolveFilters(db: Kysely<DB>, projectId: string, query: F
       from: `the range may span at most ${MAX_RANGE_DAYS} days`,
     });
   }
+  return { from, to };
+}
+
+/**
+ * Defaults and cross-field rules: `to` defaults to today (UTC), `from` to `to` minus 27 days; `from`
+ * after `to`, a range over 366 days, an engine that does not exist or a topic of another project
+ * are 400 with `details` naming the field.
+ */
+export async function resolveFilters(db: Kysely<DB>, projectId: string, query: FilterQuery, now: Date): Promise<Filters> {
+  const { from, to } = resolveRange(query, now);
   if (query.engineId !== undefined) {
     const engine = await db.selectFrom('engines').select('id').where('id', '=', query.engineId).executeTakeFirst();
     if (!engine) throw new BadRequestError(`no answer engine ${query.engineId}`, { engineId: 'is not an answer engine id (see GET /api/v1/engines)' });

@@ -4,6 +4,7 @@ import * as foundation from './migrations/2026-11-22-0001-foundation.ts';
 import * as runs from './migrations/2026-11-22-0002-runs.ts';
 import * as rollupCube from './migrations/2026-11-22-0003-rollup-cube.ts';
 import * as subjectCitations from './migrations/2026-11-22-0004-subject-citations.ts';
+import * as changeEvents from './migrations/2026-11-22-0005-change-events.ts';
 
 /** Every migration, in order. A static list: no directory scanning, works the same everywhere. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22-0002-runs': runs,
   '2026-11-22-0003-rollup-cube': rollupCube,
   '2026-11-22-0004-subject-citations': subjectCitations,
+  '2026-11-22-0005-change-events': changeEvents,
 };
 
 const provider: MigrationProvider = {

@@ -23,6 +23,7 @@ export interface DB {
   run_rollup: RunRollupTable;
   subject_rollup: SubjectRollupTable;
   citation_rollup: CitationRollupTable;
+  change_events: ChangeEventsTable;
 }
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>;
@@ -233,4 +234,20 @@ export interface SubjectRollupTable extends RollupDims {
 export interface CitationRollupTable extends RollupDims {
   url_id: string;
   citations: number;
+}
+
+export interface ChangeEventsTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  key: string;
+  day: Day;
+  kind: string;
+  subject_type: 'brand' | 'competitor';
+  subject_id: string;
+  engine_id: string | null;
+  summary: string;
+  /** JSON: pg and PGlite both parse jsonb; written as a JSON string. */
+  detail: ColumnType<Record<string, unknown>, string, string>;
+  detected_at: ColumnType<Date, Date | undefined, never>;
 }

@@ -58,7 +58,7 @@ export function demoRunLines(projectId: string, today: string): string[] {
               const source = CITED[Math.floor(random() * CITED.length)]!;
               return { url: source.url, status: source.status };
             });
-            if (prompt.branded && random() < 0.15) record.ads = [{ advertiser: 'Globex', url: 'https://globex.com/switch-from-acme' }];
+            if (prompt.branded && random() < 0.03) record.ads = [{ advertiser: 'Globex', url: 'https://globex.com/switch-from-acme' }];
           }
           lines.push(JSON.stringify(record));
         }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, RunRollupTable, SubjectRollupTable } from '../db/types.ts';
+import { detectChanges } from '../changes/detect-changes.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { classifyArticleType, hostIsUnder, registrableDomain } from './classify-url.ts';
 import { parseRunLine, type RunRecord } from './parse-run-line.ts';
@@ -47,7 +48,8 @@ interface ProjectContext {
  * Imports run records (JSON Lines). Invalid lines are reported by number with a reason and the
  * rest import. Each batch of lines is one transaction holding the runs, their mentions, citations
  * and ads, and the rollup increments, so a crash loses nothing already committed and rollups never
- * disagree with runs. Ids make re-imports idempotent: a run whose id exists is skipped.
+ * disagree with runs. Ids make re-imports idempotent: a run whose id exists is skipped. Once the
+ * runs are in, the change events of the days they landed on are detected again.
  */
 export async function importRuns(
   db: Kysely<DB>,
@@ -68,6 +70,7 @@ export async function importRuns(
   const batchSize = options.batchSize ?? BATCH_SIZE;
   let batch: Prepared[] = [];
   let lineNumber = 0;
+  const landedDays = new Set<string>();
   for (let next = await source.next(); !next.done; next = await source.next()) {
     const raw = next.value;
     lineNumber++;
@@ -84,11 +87,13 @@ export async function importRuns(
     }
     batch.push({ line: lineNumber, record: parsed.record, id: parsed.record.id ?? randomUUID(), mentions });
     if (batch.length >= batchSize) {
-      await writeBatch(db, context, batch, result);
+      await writeBatch(db, context, batch, result, landedDays);
       batch = [];
     }
   }
-  if (batch.length > 0) await writeBatch(db, context, batch, result);
+  if (batch.length > 0) await writeBatch(db, context, batch, result, landedDays);
+  // Change events of the days that received runs (and the days compared with them).
+  if (landedDays.size > 0) await detectChanges(db, projectId, landedDays);
   return result;
 }
 
@@ -132,7 +137,7 @@ function resolveMentions(record: RunRecord, subjects: Subject[]): Mention[] | st
   return out;
 }
 
-async function writeBatch(db: Kysely<DB>, context: ProjectContext, batch: Prepared[], result: ImportResult): Promise<void> {
+async function writeBatch(db: Kysely<DB>, context: ProjectContext, batch: Prepared[], result: ImportResult, landedDays: Set<string>): Promise<void> {
   // Ids repeated inside the batch: the first stands, the others are re-imports.
   const seen = new Set<string>();
   const unique: Prepared[] = [];
@@ -153,10 +158,11 @@ async function writeBatch(db: Kysely<DB>, context: ProjectContext, batch: Prepar
       const landed = unique.filter((p) => insertedIds.has(p.id));
       const urls = await insertContents(tx, context, landed.filter((p) => p.record.status === 'ok'));
       await addToRollups(tx, context, landed, urls);
-      return landed.length;
+      return landed;
     });
-    result.imported += inserted;
-    result.skipped += unique.length - inserted;
+    for (const p of inserted) landedDays.add(p.record.day);
+    result.imported += inserted.length;
+    result.skipped += unique.length - inserted.length;
   } catch (error) {
     // Nothing of the batch was written: forget names cached from it.
     context.topics = topicsBefore;
