@@ -18,18 +18,21 @@ export function round2(value: number): number {
   return sign * rounded || 0;
 }
 
-/** Wilson score interval for k successes in n trials, as percentages 0-100 (rounded); 0-100 at n = 0. */
-export function wilson(k: number, n: number): { low: number; high: number } {
+/** Wilson score interval for k successes in n trials, as unrounded percentages; 0-100 at n = 0. */
+export function wilsonBounds(k: number, n: number): { low: number; high: number } {
   if (n <= 0) return { low: 0, high: 100 };
   const p = k / n;
   const z2 = Z * Z;
   const denominator = 1 + z2 / n;
   const centre = (p + z2 / (2 * n)) / denominator;
   const half = (Z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denominator;
-  return {
-    low: round2(Math.max(0, centre - half) * 100),
-    high: round2(Math.min(1, centre + half) * 100),
-  };
+  return { low: Math.max(0, centre - half) * 100, high: Math.min(1, centre + half) * 100 };
+}
+
+/** Wilson score interval, rounded as reported. */
+export function wilson(k: number, n: number): { low: number; high: number } {
+  const { low, high } = wilsonBounds(k, n);
+  return { low: round2(low), high: round2(high) };
 }
 
 /** `part / whole` as a rounded percentage, or null when there is no whole. */

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { addDays } from '../analytics/filters.ts';
 import { evaluateChanges, type DayCounts, type Scope, type SubjectInfo } from './evaluate-changes.ts';
+import { mulberry32 } from '../demo/prng.ts';
 
 const SUBJECTS: SubjectInfo[] = [
   { id: 'b', type: 'brand', name: 'Brand' },
@@ -11,17 +12,6 @@ const SUBJECTS: SubjectInfo[] = [
   { id: 'c3', type: 'competitor', name: 'Three' },
 ];
 
-/** A deterministic PRNG, so the measured rate is the same on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const binomial = (n: number, p: number, random: () => number) => {
   let k = 0;
@@ -51,9 +41,11 @@ describe('evaluateChanges on pure noise', () => {
             evaluated.push(day);
             const n = random() < 0.1 ? Math.floor(random() * 5) : size + Math.floor(random() * size);
             const mentionRuns = new Map(SUBJECTS.map((s, i) => [s.id, binomial(n, rates[i]!, random)]));
-            const citedUrls = new Map(
-              SUBJECTS.map((s, i) => [s.id, new Map([[`https://${s.id}.example/`, binomial(n, citeRates[i]!, random)]].filter(([, c]) => (c as number) > 0)) as Map<string, number>]),
-            );
+            const citedUrls = new Map<string, Map<string, number>>();
+            for (const [i, s] of SUBJECTS.entries()) {
+              const cited = binomial(n, citeRates[i]!, random);
+              citedUrls.set(s.id, cited > 0 ? new Map([[`https://${s.id}.example/`, cited]]) : new Map());
+            }
             days.set(day, { n, mentionRuns, citedUrls });
           }
           const scope: Scope = { engineId: null, engineLabel: null, days };

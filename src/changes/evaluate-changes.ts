@@ -1,5 +1,5 @@
 import { addDays } from '../analytics/filters.ts';
-import { MIN_RUNS, round2, wilson } from '../analytics/statistics.ts';
+import { MIN_RUNS, round2, wilson, wilsonBounds } from '../analytics/statistics.ts';
 
 /** The seven kinds of change event, with their display labels. */
 export const KIND_LABELS = {
@@ -72,15 +72,9 @@ interface Rate {
   high: number;
 }
 
+/** Unrounded bounds decide; rounded ones are shown. */
 function rate(k: number, n: number): Rate {
-  const p = (100 * k) / n;
-  const z = 1.959963984540054;
-  // Unrounded bounds decide; rounded ones are shown.
-  const q = k / n;
-  const denominator = 1 + (z * z) / n;
-  const centre = (q + (z * z) / (2 * n)) / denominator;
-  const half = (z * Math.sqrt((q * (1 - q)) / n + (z * z) / (4 * n * n))) / denominator;
-  return { k, n, p, low: Math.max(0, centre - half) * 100, high: Math.min(1, centre + half) * 100 };
+  return { k, n, p: (100 * k) / n, ...wilsonBounds(k, n) };
 }
 
 const disjoint = (a: Rate, b: Rate) => a.low > b.high || a.high < b.low;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { addDays } from '../analytics/filters.ts';
 import { ENGINE_KEYS } from '../runs/vocabulary.ts';
+import { mulberry32 } from './prng.ts';
 
 /**
  * 28 days of deterministic pseudo-random runs ending `today`, for the demo brand (operations.md
@@ -110,17 +111,6 @@ function idOf(projectId: string, n: number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** A small, fast, seedable PRNG (Mulberry32). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function shuffle<T>(items: T[], random: () => number): void {
   for (let i = items.length - 1; i > 0; i--) {
