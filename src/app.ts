@@ -14,6 +14,7 @@ import { changeRoutes } from './changes/routes.ts';
 import { engineRoutes } from './engines/routes.ts';
 import { projectRoutes } from './projects/routes.ts';
 import { topicRoutes } from './topics/routes.ts';
+import { publicTrafficRoutes, trafficRoutes } from './traffic/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
 
 export interface AppOptions {
@@ -23,10 +24,12 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** The clock; tests pin it. */
   now?: () => Date;
+  /** The service's base address for documents it serves; derived from the request when unset. */
+  publicUrl?: string | undefined;
 }
 
 /** Paths anyone may call, from any origin. Everything else needs a key and sends no CORS headers. */
-const PUBLIC_PATHS = new Set(['/api/v1/openapi.json']);
+const PUBLIC_PATHS = new Set(['/api/v1/openapi.json', '/api/v1/bots.json', '/api/beacon.js', '/api/beacon', '/bots']);
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -35,7 +38,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
     routerOptions: { ignoreTrailingSlash: true },
   });
-  const deps = { db: options.db, now: options.now ?? (() => new Date()) };
+  const deps = { db: options.db, now: options.now ?? (() => new Date()), redis: options.redis, publicUrl: options.publicUrl };
 
   installErrorHandling(app);
   app.addSchema(ErrorBody);
@@ -48,6 +51,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(openApiRoute);
+  await app.register(publicTrafficRoutes, deps);
 
   // Everything below needs an API key with the route's scope, and is rate limited per key.
   await app.register(async (authenticated) => {
@@ -59,6 +63,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await authenticated.register(topicRoutes, deps);
     await authenticated.register(analyticsRoutes, deps);
     await authenticated.register(changeRoutes, deps);
+    await authenticated.register(trafficRoutes, deps);
   });
 
   return app;

@@ -5,6 +5,7 @@ import { loadConfig, type Config } from './config.ts';
 import { openEmbeddedForServer, openPostgres, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { isEmpty, seedDemo } from './demo/seed-demo.ts';
+import { startWebhookWorker } from './webhooks/deliver-webhooks.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -29,9 +30,11 @@ export async function startServer(config: Config, print: (line: string) => void 
     const app = await buildApp({
       db: database.db,
       redis,
+      publicUrl: config.publicUrl,
       logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
     });
     const address = await app.listen({ port: config.port, host: config.host });
+    const stopWebhooks = startWebhookWorker(database.db, { onError: (error) => app.log.error({ err: error }, 'webhook delivery failed') });
     const url = config.publicUrl ?? address;
     print(`Sightline is listening on ${address} (${database.kind} database${redis ? ', Redis rate limits' : ''})`);
     return {
@@ -39,6 +42,7 @@ export async function startServer(config: Config, print: (line: string) => void 
       database,
       url,
       async close() {
+        await stopWebhooks();
         await app.close();
         redis?.disconnect();
         await database.close();

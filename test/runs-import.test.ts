@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../src/db/database.ts';
@@ -38,7 +39,7 @@ describe('runs import', () => {
 
   test('ids make re-imports idempotent, within a file and across imports', async () => {
     const fx = await createFixture(database.db);
-    const id = '6f1d0c2a-7c1e-4f0a-9a51-00000000000a';
+    const id = randomUUID();
     const first = await importRuns(database.db, fx.projectId, [run({ id, mentions: [{ subject: 'Acme' }] }), run({ id, mentions: [{ subject: 'Acme' }] })]);
     assert.deepEqual([first.imported, first.skipped], [1, 1]);
     const second = await importRuns(database.db, fx.projectId, [run({ id: id.toUpperCase(), mentions: [{ subject: 'Acme' }] })]);
@@ -178,6 +179,31 @@ describe('demo data', () => {
     const b = demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000001', '2026-11-22');
     assert.deepEqual(a, b);
     assert.notDeepEqual(demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000002', '2026-11-22'), a);
+  });
+
+  test('holds a significant visibility change whatever the project id (the PRNG seed)', async () => {
+    const { wilsonBounds } = await import('../src/analytics/statistics.ts');
+    for (let i = 0; i < 200; i++) {
+      const byDay = new Map<string, { n: number; k: number }>();
+      for (const line of demoRunLines(randomUUID(), '2026-11-22')) {
+        const run = JSON.parse(line);
+        if (run.status !== 'ok') continue;
+        const day = run.ranAt.slice(0, 10);
+        const c = byDay.get(day) ?? { n: 0, k: 0 };
+        c.n++;
+        if (run.mentions.some((m: { subject: string }) => m.subject === 'Acme CRM')) c.k++;
+        byDay.set(day, c);
+      }
+      const measured = [...byDay.entries()].filter(([, c]) => c.n >= 5).sort(([a], [b]) => (a < b ? -1 : 1));
+      const found = measured.some(([, c], j) => {
+        const prev = measured[j - 1]?.[1];
+        if (!prev) return false;
+        const now = wilsonBounds(c.k, c.n);
+        const then = wilsonBounds(prev.k, prev.n);
+        return Math.abs((100 * c.k) / c.n - (100 * prev.k) / prev.n) >= 10 && (now.low > then.high || now.high < then.low);
+      });
+      assert.ok(found, `seed ${i}`);
+    }
   });
 
   test('shows every endpoint real numbers: 28 days, all engines, an unsampled day, thin days, five statuses, a significant change', async () => {

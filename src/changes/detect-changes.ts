@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { addDays } from '../analytics/filters.ts';
-import { evaluateChanges, LOOKBACK_DAYS, type AdSighting, type DayCounts, type Scope, type SubjectInfo } from './evaluate-changes.ts';
+import { enqueueDeliveries } from '../webhooks/enqueue-deliveries.ts';
+import { evaluateChanges, KIND_LABELS, LOOKBACK_DAYS, type AdSighting, type DayCounts, type Scope, type SubjectInfo } from './evaluate-changes.ts';
 
 /** Rollup groupings read here: every dimension summed (all engines), and all but the engine. */
 const ALL_ENGINES = 15;
@@ -39,6 +40,7 @@ export async function detectChanges(db: Kysely<DB>, projectId: string, landedDay
       .where('day', 'in', evaluated)
       .execute();
     const keep = new Set(events.map((e) => e.key));
+    const known = new Set(existing.map((e) => e.key));
     const gone = existing.filter((e) => !keep.has(e.key)).map((e) => e.id);
     if (gone.length) await tx.deleteFrom('change_events').where('id', 'in', gone).execute();
     for (let i = 0; i < events.length; i += 500) {
@@ -64,6 +66,43 @@ export async function detectChanges(db: Kysely<DB>, projectId: string, landedDay
           oc.columns(['project_id', 'key']).doUpdateSet({ summary: sql`excluded.summary`, detail: sql`excluded.detail` }),
         )
         .execute();
+    }
+    // New events (not updates of known ones) go out to the workspace's webhooks.
+    const fresh = events.filter((e) => !known.has(e.key)).map((e) => e.key);
+    if (fresh.length > 0) {
+      const stored = await tx
+        .selectFrom('change_events')
+        .select(['id', 'key', 'detected_at'])
+        .where('project_id', '=', projectId)
+        .where('key', 'in', fresh)
+        .execute();
+      const byKey = new Map(events.map((e) => [e.key, e]));
+      const names = new Map(subjects.map((s) => [s.id, s.name]));
+      const labels = new Map(engines.map((e) => [e.id, e.label]));
+      await enqueueDeliveries(
+        tx,
+        project.workspace_id,
+        stored.map((row) => {
+          const e = byKey.get(row.key)!;
+          return {
+            type: 'change_event' as const,
+            projectId,
+            event: {
+              id: row.id,
+              day: e.day,
+              kind: e.kind,
+              kindLabel: KIND_LABELS[e.kind],
+              subjectType: e.subjectType,
+              subjectName: names.get(e.subjectId) ?? '',
+              engineLabel: e.engineId ? (labels.get(e.engineId) ?? null) : null,
+              summary: e.summary,
+              detail: e.detail,
+              detectedAt: row.detected_at.toISOString(),
+            },
+          };
+        }),
+        now,
+      );
     }
   });
 }

@@ -13,6 +13,7 @@ import { createProject } from '../projects/create-project.ts';
 import { importRuns } from '../runs/import-runs.ts';
 import { listTopics } from '../topics/list-topics.ts';
 import { grantCredits } from '../usage/grant-credits.ts';
+import { addWebhook } from '../webhooks/add-webhook.ts';
 import { createWorkspace } from '../workspaces/create-workspace.ts';
 import { updateWorkspace } from '../workspaces/update-workspace.ts';
 import { booleanFlag, numberFlag, uuidFlag } from './flags.ts';
@@ -233,6 +234,19 @@ export const COMMANDS: Record<string, Command> = {
       return {
         json: result,
         text: `imported ${result.imported}, skipped ${result.skipped} already imported, rejected ${result.rejected}${errors ? `\n${errors}` : ''}`,
+      };
+    },
+  },
+
+  'webhook add': {
+    name: 'webhook add',
+    options: { workspace: { type: 'string' }, url: { type: 'string' } },
+    required: ['workspace', 'url'],
+    run: async ({ db, values }) => {
+      const hook = await addWebhook(db, uuidFlag('workspace', str(values, 'workspace')!), str(values, 'url')!);
+      return {
+        json: hook,
+        text: `added webhook ${hook.id} -> ${hook.url}\nsigning secret: ${hook.secret}\n(shown this once; see docs/webhooks.md to verify signatures)`,
       };
     },
   },

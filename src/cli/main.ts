@@ -26,6 +26,8 @@ const USAGE = `usage: sightline <command> [options] [--json]
   key revoke ID
   engines list
   topics list --project ID
+  runs import --project ID FILE|-
+  webhook add --workspace ID --url U
   demo [--workspace ID]
 
 With --json each command prints exactly one JSON object on stdout. While a server runs on the same

@@ -5,6 +5,8 @@ import * as runs from './migrations/2026-11-22-0002-runs.ts';
 import * as rollupCube from './migrations/2026-11-22-0003-rollup-cube.ts';
 import * as subjectCitations from './migrations/2026-11-22-0004-subject-citations.ts';
 import * as changeEvents from './migrations/2026-11-22-0005-change-events.ts';
+import * as traffic from './migrations/2026-11-22-0006-traffic.ts';
+import * as webhooks from './migrations/2026-11-22-0007-webhooks.ts';
 
 /** Every migration, in order. A static list: no directory scanning, works the same everywhere. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -13,6 +15,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22-0003-rollup-cube': rollupCube,
   '2026-11-22-0004-subject-citations': subjectCitations,
   '2026-11-22-0005-change-events': changeEvents,
+  '2026-11-22-0006-traffic': traffic,
+  '2026-11-22-0007-webhooks': webhooks,
 };
 
 const provider: MigrationProvider = {

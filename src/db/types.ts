@@ -24,6 +24,11 @@ export interface DB {
   subject_rollup: SubjectRollupTable;
   citation_rollup: CitationRollupTable;
   change_events: ChangeEventsTable;
+  ingest_lines: IngestLinesTable;
+  traffic_hits: TrafficHitsTable;
+  traffic_daily: TrafficDailyTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>;
@@ -250,4 +255,58 @@ export interface ChangeEventsTable {
   /** JSON: pg and PGlite both parse jsonb; written as a JSON string. */
   detail: ColumnType<Record<string, unknown>, string, string>;
   detected_at: ColumnType<Date, Date | undefined, never>;
+}
+
+export interface IngestLinesTable {
+  project_id: string;
+  line_hash: string;
+  created_at: CreatedAt;
+}
+
+export interface TrafficHitsTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  kind: 'crawler' | 'visit';
+  source: string;
+  at: Date;
+  day: Day;
+  platform: string;
+  /** The crawler's name; '' for a visit. */
+  bot: string;
+  path: string;
+  session_id: string | null;
+}
+
+export interface TrafficDailyTable {
+  project_id: string;
+  day: Day;
+  kind: 'crawler' | 'visit';
+  platform: string;
+  bot: string;
+  path: string;
+  hits: number;
+}
+
+export interface WebhooksTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  secret: string;
+  created_at: CreatedAt;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  workspace_id: string;
+  webhook_id: string;
+  event_id: string;
+  /** The exact JSON body sent (and signed). */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: Date;
+  last_error: string | null;
+  delivered_at: Date | null;
+  created_at: CreatedAt;
 }

@@ -19,7 +19,7 @@ export function demoRunLines(projectId: string, today: string): string[] {
     const day = addDays(start, d);
     if (d === 5) continue; // not sampled
     const thin = d === 9 || d === 16; // under the minimum: a handful of runs
-    const brandRate = d >= 20 ? 0.68 : 0.32; // the significant change
+    const brandRate = d >= 20 ? 0.72 : 0.22; // the significant change
     let runsToday = 0;
     for (const engine of ENGINE_KEYS) {
       for (const prompt of PROMPTS) {
