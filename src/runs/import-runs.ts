@@ -467,54 +467,75 @@ async function addToRollups(tx: Transaction<DB>, context: ProjectContext, runs: 
     return { cell, extra };
   };
   const sorted = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const keyColumns = ['project_id', 'grouping', 'engine_id', 'topic_id', 'location', 'branded', 'day'] as const;
 
-  for (const part of chunks(sorted(runDeltas), 1_000)) {
-    await tx
-      .insertInto('run_rollup')
-      .values(part.map(([key, d]) => ({ ...rowOf(key).cell, ...d })))
-      .onConflict((oc) =>
-        oc.columns([...keyColumns]).doUpdateSet({
-          ok_runs: sql`run_rollup.ok_runs + excluded.ok_runs`,
-          failed_runs: sql`run_rollup.failed_runs + excluded.failed_runs`,
-          mentions: sql`run_rollup.mentions + excluded.mentions`,
-        }),
-      )
-      .execute();
-  }
-  for (const part of chunks(sorted(subjectDeltas), 1_000)) {
-    await tx
-      .insertInto('subject_rollup')
-      .values(
-        part.map(([key, d]) => {
-          const { cell, extra } = rowOf(key);
-          return { ...cell, subject_id: extra!, ...d };
-        }),
-      )
-      .onConflict((oc) =>
-        oc.columns([...keyColumns, 'subject_id']).doUpdateSet({
-          mention_runs: sql`subject_rollup.mention_runs + excluded.mention_runs`,
-          mentions: sql`subject_rollup.mentions + excluded.mentions`,
-          position_sum: sql`subject_rollup.position_sum + excluded.position_sum`,
-          position_count: sql`subject_rollup.position_count + excluded.position_count`,
-          sentiment_sum: sql`subject_rollup.sentiment_sum + excluded.sentiment_sum`,
-          sentiment_count: sql`subject_rollup.sentiment_count + excluded.sentiment_count`,
-          citations: sql`subject_rollup.citations + excluded.citations`,
-        }),
-      )
-      .execute();
-  }
-  for (const part of chunks(sorted(citationDeltas), 1_000)) {
-    await tx
-      .insertInto('citation_rollup')
-      .values(
-        part.map(([key, citations]) => {
-          const { cell, extra } = rowOf(key);
-          return { ...cell, url_id: extra!, citations };
-        }),
-      )
-      .onConflict((oc) => oc.columns([...keyColumns, 'url_id']).doUpdateSet({ citations: sql`citation_rollup.citations + excluded.citations` }))
-      .execute();
+  await incrementRollup(tx, 'run_rollup', [], RUN_SUMS, sorted(runDeltas).map(([key, d]) => ({ ...rowOf(key).cell, ...d })));
+  await incrementRollup(
+    tx,
+    'subject_rollup',
+    [['subject_id', 'uuid']],
+    SUBJECT_SUMS,
+    sorted(subjectDeltas).map(([key, d]) => {
+      const { cell, extra } = rowOf(key);
+      return { ...cell, subject_id: extra!, ...d };
+    }),
+  );
+  await incrementRollup(
+    tx,
+    'citation_rollup',
+    [['url_id', 'uuid']],
+    [['citations', 'integer']],
+    sorted(citationDeltas).map(([key, citations]) => {
+      const { cell, extra } = rowOf(key);
+      return { ...cell, url_id: extra!, citations };
+    }),
+  );
+}
+
+type Column = readonly [name: string, type: string];
+const CELL_KEY: Column[] = [
+  ['project_id', 'uuid'],
+  ['grouping', 'smallint'],
+  ['engine_id', 'uuid'],
+  ['topic_id', 'uuid'],
+  ['location', 'text'],
+  ['branded', 'boolean'],
+  ['day', 'date'],
+];
+const RUN_SUMS: Column[] = [
+  ['ok_runs', 'integer'],
+  ['failed_runs', 'integer'],
+  ['mentions', 'bigint'],
+];
+const SUBJECT_SUMS: Column[] = [
+  ['mention_runs', 'integer'],
+  ['mentions', 'bigint'],
+  ['position_sum', 'bigint'],
+  ['position_count', 'integer'],
+  ['sentiment_sum', 'double precision'],
+  ['sentiment_count', 'integer'],
+  ['citations', 'bigint'],
+];
+
+/**
+ * Adds rows to a rollup: a new key is inserted, an existing one has its sums increased. One
+ * statement per chunk, the rows passed as one array per column (`unnest`), which keeps the
+ * statement small however many rows it carries. Rows must have distinct keys, in key order.
+ */
+async function incrementRollup(
+  tx: Transaction<DB>,
+  table: 'run_rollup' | 'subject_rollup' | 'citation_rollup',
+  extraKey: Column[],
+  sums: Column[],
+  rows: Record<string, unknown>[],
+): Promise<void> {
+  const key = [...CELL_KEY, ...extraKey];
+  const columns = [...key, ...sums];
+  for (const part of chunks(rows, 5_000)) {
+    const arrays = columns.map(([name, type]) => sql`${part.map((row) => row[name])}::${sql.raw(type)}[]`);
+    await sql`insert into ${sql.table(table)} (${sql.join(columns.map(([name]) => sql.ref(name)))})
+      select * from unnest(${sql.join(arrays)})
+      on conflict (${sql.join(key.map(([name]) => sql.ref(name)))})
+      do update set ${sql.join(sums.map(([name]) => sql`${sql.ref(name)} = ${sql.table(table)}.${sql.ref(name)} + excluded.${sql.ref(name)}`))}`.execute(tx);
   }
 }
 
