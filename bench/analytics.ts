@@ -12,7 +12,8 @@
  * --requests (200), --warmup-requests (20), --case-max-ms (120000), --import-max-s (0: no limit),
  * --end-day (2026-11-21), --analyze (ANALYZE the tables before measuring), --explain (capture each
  * case's SQL and print EXPLAIN ANALYZE of the slowest statements), --explain-top (4),
- * --json-out=FILE.
+ * --profile-import (database time per kind of import statement), --json-out=FILE.
+ * BENCH_CODE_VERSION labels the code measured when running a copy without .git.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';

@@ -179,21 +179,23 @@ const t0 = performance.now();
 const baseSpec = { concurrency: http.concurrency, requests: http.requests, durationMs: http.durationMs, warmupMs: http.warmupMs, warmupRequests: http.warmupRequests };
 const fakeProject = '11111111-1111-4111-8111-111111111111';
 
-log('\nbare Fastify:');
-{
+async function bareRuns(label: string): Promise<void> {
+  log(`\nbare Fastify${label}:`);
   const bare = bareApp();
   await bare.ready();
   const okBare = (status: number) => status === 200;
   const counter = { n: 0 };
-  add(fromInject('(a) inject', 'bare Fastify', 'GET /bare', inject.concurrency, await injectLoad(bare, () => ({ method: 'GET', url: '/bare' }), okBare, inject.concurrency, inject.requests, inject.maxMs, inject.warmup, counter)));
-  add(fromInject('(a) inject', 'bare Fastify', 'POST /bare-beacon', inject.concurrency, await injectLoad(bare, beaconRequest(fakeProject, '/bare-beacon'), okBare, inject.concurrency, inject.requests, inject.maxMs, inject.warmup, counter)));
-  add(fromInject('(a) inject, one at a time', 'bare Fastify', 'POST /bare-beacon', 1, await injectLoad(bare, beaconRequest(fakeProject, '/bare-beacon'), okBare, 1, inject.sequential, inject.maxMs, inject.warmup, counter)));
+  const server = `bare Fastify${label}`;
+  add(fromInject('(a) inject', server, 'GET /bare', inject.concurrency, await injectLoad(bare, () => ({ method: 'GET', url: '/bare' }), okBare, inject.concurrency, inject.requests, inject.maxMs, inject.warmup, counter)));
+  add(fromInject('(a) inject', server, 'POST /bare-beacon', inject.concurrency, await injectLoad(bare, beaconRequest(fakeProject, '/bare-beacon'), okBare, inject.concurrency, inject.requests, inject.maxMs, inject.warmup, counter)));
+  add(fromInject('(a) inject, one at a time', server, 'POST /bare-beacon', 1, await injectLoad(bare, beaconRequest(fakeProject, '/bare-beacon'), okBare, 1, inject.sequential, inject.maxMs, inject.warmup, counter)));
   const address = await bare.listen({ port: 0, host: '127.0.0.1' });
   const spec: PostLoadSpec = { ...baseSpec, url: `${address}/bare-beacon`, headers: { 'content-type': 'text/plain', origin: 'https://acme.com' }, body: beaconBody(fakeProject, 0) };
-  add(fromLoad('(b) HTTP keep-alive, one address', 'bare Fastify', 'POST /bare-beacon', await runPostLoadProcess(spec)));
-  add(fromLoad('(c) HTTP new connection per request, one address each', 'bare Fastify', 'POST /bare-beacon', await runPostLoadProcess({ ...spec, spreadSources: true })));
+  add(fromLoad('(b) HTTP keep-alive, one address', server, 'POST /bare-beacon', await runPostLoadProcess(spec)));
+  add(fromLoad('(c) HTTP new connection per request, one address each', server, 'POST /bare-beacon', await runPostLoadProcess({ ...spec, spreadSources: true })));
   await bare.close();
 }
+await bareRuns('');
 
 interface Stored {
   server: string;
@@ -269,6 +271,9 @@ for (const open of [() => openScratchPglite('beacon'), () => openScratchPostgres
     await scratch.close();
   }
 }
+
+// The baseline again, to see how much the machine's load moved during the run.
+await bareRuns(' (again, at the end)');
 
 const loadEnd = loadavg();
 log('\nSummary:\n');

@@ -12,10 +12,12 @@
  *
  * - `detectChanges(db, projectId, [day])` for the last day (what a daily import triggers: that day
  *   and the 7 after it are evaluated against the 7 before), for a day in the middle of the range
- *   (all 15 days of its window hold runs), and for every day of the import at once: one warm-up,
+ *   (all 15 days of its window hold runs), for every day of the import at once, and for a day 30
+ *   days after the last (no runs in its window: the cost that does not depend on it): one warm-up,
  *   then --reps repetitions each (it is idempotent: repetitions rewrite the same events). Measured
  *   as imported (statistics as autovacuum left them), then again after ANALYZE.
- * - Where the time goes: one call of each case through a Kysely that logs every statement.
+ * - Where the time goes: one call of each case through a Kysely that logs every statement, and
+ *   EXPLAIN (ANALYZE, BUFFERS) of the slowest statement of each one-day case; before and after ANALYZE.
  * - GET /changes through `app.inject` (sequential; 20 warm-up requests, then 200), for the default
  *   window (28 days to "today", the app's clock pinned to the day after the last day), the whole
  *   range, and 7 days; beside GET /bare on a bare Fastify app measured the same way.
@@ -67,6 +69,7 @@ interface DetectFigure {
 }
 interface StatementFigure {
   server: string;
+  stats: 'as imported' | 'after ANALYZE';
   case: string;
   statement: string;
   count: number;
@@ -94,7 +97,7 @@ const detectFigures: DetectFigure[] = [];
 const statementFigures: StatementFigure[] = [];
 const endpointFigures: EndpointFigure[] = [];
 const serverFigures: ServerFigures[] = [];
-const plans: { server: string; case: string; statement: string; plan: string[] }[] = [];
+const plans: { server: string; stats: string; case: string; statement: string; plan: string[] }[] = [];
 
 /** The kind of a statement: its verb and first table. */
 function statementKind(text: string): string {
@@ -175,6 +178,8 @@ async function benchServer(scratch: ScratchDb): Promise<void> {
     { name: `last day (${endDay}), as a daily import`, days: [endDay] },
     { name: `mid-range day (${addDays(endDay, -Math.floor(days / 2))})`, days: [addDays(endDay, -Math.floor(days / 2))] },
     { name: `all ${days} days at once, as the import does`, days: allDays },
+    // No runs in its window: what is left is the cost of reading past the project's history.
+    { name: `a day with no runs in its window (${addDays(endDay, 30)})`, days: [addDays(endDay, 30)] },
   ];
   const now = new Date(`${addDays(endDay, 1)}T12:00:00Z`);
 
@@ -196,45 +201,49 @@ async function benchServer(scratch: ScratchDb): Promise<void> {
   await timeCases('as imported');
 
   // Where the time goes: one call of each case, every statement timed (after a warm-up call, so a
-  // new connection is not counted), and the plan of the slowest statement of the daily case.
-  let byKind = new Map<string, { count: number; ms: number; slowest: LogEvent['query'] | undefined; slowestMs: number }>();
-  const logged = scratch.loggedDb((event: LogEvent) => {
-    const kind = statementKind(event.query.sql);
-    const entry = byKind.get(kind) ?? { count: 0, ms: 0, slowest: undefined, slowestMs: -1 };
-    byKind.set(kind, entry);
-    entry.count++;
-    entry.ms += event.queryDurationMillis;
-    if (event.queryDurationMillis > entry.slowestMs) {
-      entry.slowestMs = event.queryDurationMillis;
-      entry.slowest = event.query;
-    }
-  });
-  try {
-    await detectChanges(logged.db, projectId, [endDay], now);
-    for (const [i, c] of cases.entries()) {
-      byKind = new Map();
-      const start = performance.now();
-      await detectChanges(logged.db, projectId, c.days, now);
-      const total = performance.now() - start;
-      const sorted = [...byKind].sort((a, b) => b[1].ms - a[1].ms);
-      const inDb = sorted.reduce((a, [, e]) => a + e.ms, 0);
-      for (const [statement, e] of sorted) statementFigures.push({ server, case: c.name, statement, count: e.count, ms: Math.round(e.ms * 10) / 10 });
-      statementFigures.push({ server, case: c.name, statement: '(outside statements: evaluateChanges, JS)', count: 0, ms: Math.round((total - inDb) * 10) / 10 });
-      log(`  statements of one call, ${c.name}: ${Math.round(total)} ms in all, ${Math.round(inDb)} ms in statements: ${sorted.slice(0, 6).map(([k, e]) => `${k} x${e.count} ${Math.round(e.ms)} ms`).join('; ')}`);
-      const slowest = sorted[0]?.[1].slowest;
-      if (i === 0 && slowest) {
-        const plan = await logged.db.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain (analyze, buffers) ${slowest.sql}`, [...slowest.parameters]));
-        const lines = plan.rows.map((r) => Object.values(r)[0] ?? '');
-        plans.push({ server, case: c.name, statement: slowest.sql.replace(/\s+/g, ' '), plan: lines });
-        log(`  plan of its slowest statement (${sorted[0]![0]}):\n${lines.map((l) => `      ${l}`).join('\n')}`);
+  // new connection is not counted), and the plans of the slowest statement of the one-day cases.
+  const breakdown = async (stats: DetectFigure['stats']) => {
+    let byKind = new Map<string, { count: number; ms: number; slowest: LogEvent['query'] | undefined; slowestMs: number }>();
+    const logged = scratch.loggedDb((event: LogEvent) => {
+      const kind = statementKind(event.query.sql);
+      const entry = byKind.get(kind) ?? { count: 0, ms: 0, slowest: undefined, slowestMs: -1 };
+      byKind.set(kind, entry);
+      entry.count++;
+      entry.ms += event.queryDurationMillis;
+      if (event.queryDurationMillis > entry.slowestMs) {
+        entry.slowestMs = event.queryDurationMillis;
+        entry.slowest = event.query;
       }
+    });
+    try {
+      await detectChanges(logged.db, projectId, [endDay], now);
+      for (const c of cases) {
+        byKind = new Map();
+        const start = performance.now();
+        await detectChanges(logged.db, projectId, c.days, now);
+        const total = performance.now() - start;
+        const sorted = [...byKind].sort((a, b) => b[1].ms - a[1].ms);
+        const inDb = sorted.reduce((a, [, e]) => a + e.ms, 0);
+        for (const [statement, e] of sorted) statementFigures.push({ server, stats, case: c.name, statement, count: e.count, ms: Math.round(e.ms * 10) / 10 });
+        statementFigures.push({ server, stats, case: c.name, statement: '(outside statements: evaluateChanges, JS)', count: 0, ms: Math.round((total - inDb) * 10) / 10 });
+        log(`  statements of one call, ${stats}, ${c.name}: ${Math.round(total)} ms in all, ${Math.round(inDb)} ms in statements: ${sorted.slice(0, 6).map(([k, e]) => `${k} x${e.count} ${Math.round(e.ms)} ms`).join('; ')}`);
+        const slowest = sorted[0]?.[1].slowest;
+        if (c.days.length === 1 && slowest) {
+          const plan = await logged.db.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain (analyze, buffers) ${slowest.sql}`, [...slowest.parameters]));
+          const lines = plan.rows.map((r) => Object.values(r)[0] ?? '');
+          plans.push({ server, stats, case: c.name, statement: slowest.sql.replace(/\s+/g, ' '), plan: lines });
+          log(`  plan of its slowest statement (${sorted[0]![0]}):\n${lines.map((l) => `      ${l}`).join('\n')}`);
+        }
+      }
+    } finally {
+      await logged.close();
     }
-  } finally {
-    await logged.close();
-  }
+  };
+  await breakdown('as imported');
 
   await sql`analyze`.execute(db);
   await timeCases('after ANALYZE');
+  await breakdown('after ANALYZE');
 
   // GET /changes.
   const { key } = await createApiKey(db, { workspaceId, scopes: ['read'], rateLimit: 1_000_000 });
@@ -287,8 +296,8 @@ log('\nImport:\n');
 log(table(['server', 'runs', 'days', 'seconds', 'runs/s', 'change events', 'run_rollup rows', 'citation_rollup rows'], serverFigures.map((s) => [s.server + (s.import.aborted ? ' (import stopped early)' : ''), s.import.runs, s.import.days, s.import.seconds, s.import.runsPerSecond, s.tables.change_events ?? NaN, s.tables.run_rollup ?? NaN, s.tables.citation_rollup ?? NaN])));
 log('\ndetectChanges (ms):\n');
 log(table(['server', 'statistics', 'case', 'days passed', 'median', 'min', 'max'], detectFigures.map((f) => [f.server, f.stats, f.case, f.days, f.medianMs, f.minMs, f.maxMs])));
-log('\nOne call, by statement (ms, as imported):\n');
-log(table(['server', 'case', 'statement', 'count', 'ms'], statementFigures.filter((s) => s.ms >= 1 || s.statement.startsWith('(')).map((s) => [s.server, s.case, s.statement, s.count, s.ms])));
+log('\nOne call, by statement (ms):\n');
+log(table(['server', 'statistics', 'case', 'statement', 'count', 'ms'], statementFigures.filter((s) => s.ms >= 1 || s.statement.startsWith('(')).map((s) => [s.server, s.stats, s.case, s.statement, s.count, s.ms])));
 log(`\nGET /changes via inject (${settings.warmupRequests} warm-up, then ${settings.requests} sequential requests; after ANALYZE):\n`);
 log(table(['server', 'case', 'requests', 'failed', 'p50 ms', 'p99 ms', 'mean ms', 'events'], endpointFigures.map((f) => [f.server, f.case, f.requests, f.failed, f.p50Ms, f.p99Ms, f.meanMs, f.events])));
 log(`\nload average: ${loadStart} at start, ${loadEnd} at the end; whole run ${round1((performance.now() - t0) / 1000)} s`);

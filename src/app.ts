@@ -26,6 +26,8 @@ export interface AppOptions {
   now?: () => Date;
   /** The service's base address for documents it serves; derived from the request when unset. */
   publicUrl?: string | undefined;
+  /** Behind a load balancer: take the client address from X-Forwarded-For. */
+  trustProxy?: boolean | undefined;
 }
 
 /** Paths anyone may call, from any origin. Everything else needs a key and sends no CORS headers. */
@@ -37,6 +39,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Query strings and bodies are checked by the route schemas; every offending field is named.
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
     routerOptions: { ignoreTrailingSlash: true },
+    trustProxy: options.trustProxy ?? false,
   });
   const deps = { db: options.db, now: options.now ?? (() => new Date()), redis: options.redis, publicUrl: options.publicUrl };
 

@@ -11,6 +11,8 @@ export interface Config {
   demo: boolean;
   publicUrl: string | undefined;
   logLevel: string;
+  /** Trust X-Forwarded-For from a proxy in front (client addresses for the beacon's rate limit). */
+  trustProxy: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -26,6 +28,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demo: parseFlag('SIGHTLINE_DEMO', env.SIGHTLINE_DEMO, databaseUrl === undefined),
     publicUrl: parsePublicUrl(nonEmpty(env.SIGHTLINE_PUBLIC_URL)),
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
+    trustProxy: parseFlag('SIGHTLINE_TRUST_PROXY', env.SIGHTLINE_TRUST_PROXY, false),
   };
 }
 

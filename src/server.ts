@@ -31,6 +31,7 @@ export async function startServer(config: Config, print: (line: string) => void 
       db: database.db,
       redis,
       publicUrl: config.publicUrl,
+      trustProxy: config.trustProxy,
       logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
     });
     const address = await app.listen({ port: config.port, host: config.host });

@@ -273,3 +273,27 @@ describe('traffic doors', () => {
     });
   });
 });
+
+describe('behind a proxy (SIGHTLINE_TRUST_PROXY)', () => {
+  test('the beacon limit counts the forwarded client address, not the proxy', async () => {
+    const database = await openTestDatabase();
+    const proxied = await testApp(database.db, { trustProxy: true });
+    try {
+      const fx = await createFixture(database.db);
+      const send = (client: string) =>
+        proxied.inject({
+          method: 'POST',
+          url: '/api/beacon',
+          remoteAddress: '10.0.0.1',
+          headers: { 'content-type': 'text/plain', origin: 'https://acme.com', 'x-forwarded-for': client },
+          payload: JSON.stringify({ projectId: fx.projectId, url: 'https://acme.com/' }),
+        });
+      for (let i = 0; i < 120; i++) assert.equal((await send('198.51.100.20')).statusCode, 200);
+      assert.equal((await send('198.51.100.20')).statusCode, 429);
+      assert.equal((await send('198.51.100.21')).statusCode, 200, 'another visitor behind the same proxy');
+    } finally {
+      await proxied.close();
+      await database.close();
+    }
+  });
+});

@@ -63,7 +63,11 @@ export async function detectChanges(db: Kysely<DB>, projectId: string, landedDay
           })),
         )
         .onConflict((oc) =>
-          oc.columns(['project_id', 'key']).doUpdateSet({ summary: sql`excluded.summary`, detail: sql`excluded.detail` }),
+          oc
+            .columns(['project_id', 'key'])
+            .doUpdateSet({ summary: sql`excluded.summary`, detail: sql`excluded.detail` })
+            // Unchanged events are left as they are: no write, no dead row.
+            .where(sql<boolean>`change_events.summary is distinct from excluded.summary or change_events.detail is distinct from excluded.detail`),
         )
         .execute();
     }
@@ -197,6 +201,7 @@ async function loadAds(db: Kysely<DB>, projectId: string, days: string[]): Promi
       sql<number>`count(distinct r.id)`.as('runs'),
     ])
     .where('a.project_id', '=', projectId)
+    .where('r.project_id', '=', projectId)
     .where('r.day', 'in', days)
     .where('r.status', '=', 'ok')
     .where('r.branded', '=', true)
