@@ -26,23 +26,30 @@ export async function getSourceDomains(
   brandDomain: string,
   competitorDomains: string[],
 ): Promise<SourceDomain[]> {
-  const byStatus = (status: string) => sql<number>`coalesce(sum(citation_rollup.citations) filter (where u.status = ${status}), 0)`;
-  const rows = await db
+  // Sum each URL's citations over the range first (one row per URL), then group the URLs by domain:
+  // the join and the grouping see each URL once, not once per day.
+  const byStatus = (status: string) => sql<number>`coalesce(sum(c.total) filter (where u.status = ${status}), 0)`;
+  const perUrl = db
     .selectFrom('citation_rollup')
-    .innerJoin('cited_urls as u', 'u.id', 'citation_rollup.url_id')
+    .select((eb) => ['url_id', eb.fn.sum<number>('citations').as('total'), eb.fn.max('day').as('last_seen')])
+    .where(rollupWhere('citation_rollup', f))
+    .groupBy('url_id')
+    .as('c');
+  const rows = await db
+    .selectFrom(perUrl)
+    .innerJoin('cited_urls as u', 'u.id', 'c.url_id')
     .select((eb) => [
       'u.domain',
-      eb.fn.sum<number>('citation_rollup.citations').as('total'),
+      eb.fn.sum<number>('c.total').as('total'),
       byStatus('verified').as('verified'),
       byStatus('broken').as('broken'),
       byStatus('hallucinated').as('hallucinated'),
       byStatus('unchecked').as('unchecked'),
       byStatus('stale').as('stale'),
-      sql<number>`count(distinct u.id)`.as('urls'),
+      sql<number>`count(*)`.as('urls'),
       sql<string[]>`array_agg(distinct u.article_type)`.as('article_types'),
-      eb.fn.max('citation_rollup.day').as('last_seen'),
+      eb.fn.max('c.last_seen').as('last_seen'),
     ])
-    .where(rollupWhere('citation_rollup', f))
     .where('u.project_id', '=', f.projectId)
     .groupBy('u.domain')
     .execute();

@@ -94,8 +94,16 @@ export async function importRuns(
   if (batch.length > 0) await writeBatch(db, context, batch, result, landedDays);
   // Change events of the days that received runs (and the days compared with them).
   if (landedDays.size > 0) await detectChanges(db, projectId, landedDays);
+  // A large import changes the tables' shape: refresh the planner's statistics now rather than
+  // wait for autovacuum (which PGlite does not run, and a server may have turned off).
+  if (result.imported >= ANALYZE_AFTER) {
+    await sql`analyze runs, run_mentions, run_citations, cited_urls, run_rollup, subject_rollup, citation_rollup`.execute(db);
+  }
   return result;
 }
+
+/** Imports of at least this many runs refresh the planner statistics when they finish. */
+const ANALYZE_AFTER = 10_000;
 
 async function loadContext(db: Kysely<DB>, projectId: string): Promise<ProjectContext> {
   const project = await db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
