@@ -26,6 +26,7 @@
  */
 import { addDays } from '../../src/analytics/filters.ts';
 import { ENGINE_KEYS, type ArticleType, type CitationStatus } from '../../src/runs/vocabulary.ts';
+import { mulberry32 } from '../../src/demo/prng.ts';
 
 export interface SubjectSpec {
   name: string;
@@ -97,17 +98,6 @@ export function dataset(spec: DatasetSpec): Dataset {
 // ---------------------------------------------------------------------------------------------
 // Randomness
 
-/** Mulberry32: small, fast, seedable. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** murmur3's finaliser: a bijection of 32-bit integers. */
 function mix32(x: number): number {

@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseLogLine } from '../../src/traffic/parse-log-line.ts';
 import { ROOT } from './common.ts';
+import { mulberry32 } from '../../src/demo/prng.ts';
 
 export const CORPUS_DIR = process.env.BENCH_LOG_CORPUS ?? join(ROOT, '..', 'shared', 'testdata', 'logs');
 
@@ -156,17 +157,6 @@ export function loadCorpus(): Corpus {
   return corpus;
 }
 
-/** Mulberry32, as in analytics-data.ts (copied: that file is being changed by others). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
