@@ -86,6 +86,41 @@ const shownCi = (r: Rate) => {
 const signed = (x: number) => (x > 0 ? `+${x}` : String(x));
 const where = (scope: { engineLabel: string | null }) => (scope.engineLabel ? `on ${scope.engineLabel}` : 'across all engines');
 
+/** An event of a subject in a scope on a day; its key is its identity across re-detections. */
+function eventOf(
+  kind: ChangeKind,
+  subject: SubjectInfo,
+  scope: { engineId: string | null },
+  day: string,
+  summary: string,
+  detail: Record<string, unknown>,
+): DetectedEvent {
+  return {
+    key: `${kind}|${subject.id}|${scope.engineId ?? 'all'}|${day}`,
+    day,
+    kind,
+    subjectType: subject.type,
+    subjectId: subject.id,
+    engineId: scope.engineId,
+    summary,
+    detail,
+  };
+}
+
+/** The two rates behind a visibility or rank event, as reported (rounded; delta of the rounded values). */
+function rateDetail(prevDay: string, cur: Rate, old: Rate): Record<string, unknown> {
+  return {
+    prevDay,
+    visibility: shown(cur),
+    prevVisibility: shown(old),
+    delta: round2(shown(cur) - shown(old)),
+    ci: shownCi(cur),
+    prevCi: shownCi(old),
+    sampleSize: cur.n,
+    prevSampleSize: old.n,
+  };
+}
+
 /** The latest day before `day`, at most LOOKBACK_DAYS back, that passes `ok`. */
 function previousDay(days: Map<string, DayCounts>, day: string, ok: (c: DayCounts) => boolean): string | undefined {
   for (let back = 1; back <= LOOKBACK_DAYS; back++) {
@@ -111,7 +146,6 @@ export function evaluateChanges(
   const events: DetectedEvent[] = [];
   const subjectById = new Map(subjects.map((s) => [s.id, s]));
   for (const scope of scopes) {
-    const engineKey = scope.engineId ?? 'all';
     for (const day of evaluatedDays) {
       const today = scope.days.get(day);
       if (!today) continue;
@@ -128,28 +162,19 @@ export function evaluateChanges(
           if (Math.abs(cur.p - old.p) >= MIN_DELTA_POINTS && disjoint(cur, old)) {
             const kind: ChangeKind = cur.p > old.p ? 'visibility_gained' : 'visibility_dropped';
             const delta = round2(shown(cur) - shown(old));
-            events.push({
-              key: `${kind}|${s.id}|${engineKey}|${day}`,
-              day,
-              kind,
-              subjectType: s.type,
-              subjectId: s.id,
-              engineId: scope.engineId,
-              summary: `${s.name} visibility ${cur.p > old.p ? 'rose' : 'fell'} from ${shown(old)}% to ${shown(cur)}% (${signed(delta)} points) ${where(scope)}, ${day} vs ${prevDay} (n = ${cur.n} and ${old.n})`,
-              detail: {
-                prevDay,
-                visibility: shown(cur),
-                prevVisibility: shown(old),
-                delta,
-                ci: shownCi(cur),
-                prevCi: shownCi(old),
-                sampleSize: cur.n,
-                prevSampleSize: old.n,
-              },
-            });
+            events.push(
+              eventOf(
+                kind,
+                s,
+                scope,
+                day,
+                `${s.name} visibility ${cur.p > old.p ? 'rose' : 'fell'} from ${shown(old)}% to ${shown(cur)}% (${signed(delta)} points) ${where(scope)}, ${day} vs ${prevDay} (n = ${cur.n} and ${old.n})`,
+                rateDetail(prevDay, cur, old),
+              ),
+            );
           }
         }
-        events.push(...rankEvents(scope, engineKey, day, prevDay, subjects, now, then));
+        events.push(...rankEvents(scope, day, prevDay, subjects, now, then));
       }
 
       // Citations: a subject's pages start being cited (none in the week before) or stop (cited on
@@ -176,28 +201,27 @@ export function evaluateChanges(
             const urls = [...(kind === 'citation_gained' ? urlsNow : urlsThen).keys()].sort();
             const engine = scope.engineLabel ?? 'AI engines';
             const pages = (n: number) => `${n} ${n === 1 ? 'page' : 'pages'}`;
-            events.push({
-              key: `${kind}|${s.id}|${engineKey}|${day}`,
-              day,
-              kind,
-              subjectType: s.type,
-              subjectId: s.id,
-              engineId: scope.engineId,
-              summary:
+            events.push(
+              eventOf(
+                kind,
+                s,
+                scope,
+                day,
                 kind === 'citation_gained'
                   ? `${engine} started citing ${s.name}: ${countNow} ${countNow === 1 ? 'citation' : 'citations'} of ${pages(urls.length)} on ${day}, none in the ${week.length} measured days before (n = ${today.n})`
                   : `${engine} stopped citing ${s.name}: none on ${day} (n = ${today.n}), after citing it on each of the ${week.length} measured days before (${countThen} on ${prevDay})`,
-              detail: {
-                prevDay,
-                citations: countNow,
-                prevCitations: countThen,
-                delta: countNow - countThen,
-                urls,
-                sampleSize: today.n,
-                prevSampleSize: before.n,
-                daysCompared: week.length,
-              },
-            });
+                {
+                  prevDay,
+                  citations: countNow,
+                  prevCitations: countThen,
+                  delta: countNow - countThen,
+                  urls,
+                  sampleSize: today.n,
+                  prevSampleSize: before.n,
+                  daysCompared: week.length,
+                },
+              ),
+            );
           }
         }
       }
@@ -209,14 +233,16 @@ export function evaluateChanges(
     if (!s) continue;
     const kind: ChangeKind = 'rival_ad_on_branded_prompt';
     events.push({
+      ...eventOf(
+        kind,
+        s,
+        { engineId: ad.engineId },
+        ad.day,
+        `${s.name} advertised on the branded prompt "${ad.prompt}" on ${ad.engineLabel} (${ad.runs} ${ad.runs === 1 ? 'answer' : 'answers'}${ad.url ? `, ${ad.url}` : ''})`,
+        { prompt: ad.prompt, advertiser: ad.advertiser, url: ad.url, runs: ad.runs },
+      ),
+      // One event per prompt, too.
       key: `${kind}|${s.id}|${ad.engineId}|${ad.day}|${ad.promptId}`,
-      day: ad.day,
-      kind,
-      subjectType: s.type,
-      subjectId: s.id,
-      engineId: ad.engineId,
-      summary: `${s.name} advertised on the branded prompt "${ad.prompt}" on ${ad.engineLabel} (${ad.runs} ${ad.runs === 1 ? 'answer' : 'answers'}${ad.url ? `, ${ad.url}` : ''})`,
-      detail: { prompt: ad.prompt, advertiser: ad.advertiser, url: ad.url, runs: ad.runs },
     });
   }
   return events;
@@ -230,7 +256,6 @@ export function evaluateChanges(
  */
 function rankEvents(
   scope: Scope,
-  engineKey: string,
   day: string,
   prevDay: string,
   subjects: readonly SubjectInfo[],
@@ -265,36 +290,28 @@ function rankEvents(
       const cur = now.get(s.id)!;
       const old = then.get(s.id)!;
       const names = others.map((o) => o.name).join(', ');
-      events.push({
-        key: `${kind}|${s.id}|${engineKey}|${day}`,
-        day,
-        kind,
-        subjectType: s.type,
-        subjectId: s.id,
-        engineId: scope.engineId,
-        summary:
+      events.push(
+        eventOf(
+          kind,
+          s,
+          scope,
+          day,
           kind === 'rank_improved'
             ? `${s.name} rose from #${prevRank} to #${rank} ${where(scope)}, passing ${names} (visibility ${shown(old)}% to ${shown(cur)}%, n = ${old.n} and ${cur.n}), ${day} vs ${prevDay}`
             : `${s.name} fell from #${prevRank} to #${rank} ${where(scope)}, passed by ${names} (visibility ${shown(old)}% to ${shown(cur)}%, n = ${old.n} and ${cur.n}), ${day} vs ${prevDay}`,
-        detail: {
-          prevDay,
-          rank,
-          prevRank,
-          visibility: shown(cur),
-          prevVisibility: shown(old),
-          delta: round2(shown(cur) - shown(old)),
-          ci: shownCi(cur),
-          prevCi: shownCi(old),
-          sampleSize: cur.n,
-          prevSampleSize: old.n,
-          [kind === 'rank_improved' ? 'passed' : 'passedBy']: others.map((o) => ({
-            subjectId: o.id,
-            name: o.name,
-            visibility: shown(now.get(o.id)!),
-            ci: shownCi(now.get(o.id)!),
-          })),
-        },
-      });
+          {
+            ...rateDetail(prevDay, cur, old),
+            rank,
+            prevRank,
+            [kind === 'rank_improved' ? 'passed' : 'passedBy']: others.map((o) => ({
+              subjectId: o.id,
+              name: o.name,
+              visibility: shown(now.get(o.id)!),
+              ci: shownCi(now.get(o.id)!),
+            })),
+          },
+        ),
+      );
     }
   }
   return events;
