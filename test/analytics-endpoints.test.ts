@@ -1,25 +1,20 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
+import { before, describe, test } from 'node:test';
 import { createApiKey } from '../src/auth/create-api-key.ts';
-import type { Database } from '../src/db/database.ts';
 import { createProject } from '../src/projects/create-project.ts';
 import { importRuns } from '../src/runs/import-runs.ts';
 import { updateWorkspace } from '../src/workspaces/update-workspace.ts';
-import { bearer, createFixture, openTestDatabase, testApp, type Fixture } from './helpers.ts';
+import { bearer, createFixture, type Fixture, useTestApp } from './helpers.ts';
 
 const TODAY = new Date('2026-11-22T15:00:00Z');
 const ENDPOINTS = ['visibility/timeseries', 'visibility/ranking', 'citations'];
 
 describe('analytics endpoints: rules, errors and security', () => {
-  let database: Database;
-  let app: FastifyInstance;
+  const ctx = useTestApp({ now: () => TODAY });
   let fx: Fixture;
 
   before(async () => {
-    database = await openTestDatabase();
-    app = await testApp(database.db, { now: () => TODAY });
-    fx = await createFixture(database.db);
+    fx = await createFixture(ctx.db);
     const runs = [];
     // 2026-11-20: 5 completed runs, 2 mention Acme; 2026-11-21: 3 completed, 1 failed; 2026-11-22: none.
     for (let i = 0; i < 5; i++) {
@@ -29,14 +24,10 @@ describe('analytics endpoints: rules, errors and security', () => {
       runs.push({ engine: 'claude', prompt: 'crm pricing', branded: true, location: 'US', ranAt: `2026-11-21T0${i}:00:00Z`, status: 'ok', mentions: [{ subject: 'globex.com', position: 1 }] });
     }
     runs.push({ engine: 'claude', prompt: 'crm pricing', ranAt: '2026-11-21T05:00:00Z', status: 'failed', mentions: [{ subject: 'Acme' }] });
-    await importRuns(database.db, fx.projectId, runs.map((r) => JSON.stringify(r)));
-  });
-  after(async () => {
-    await app.close();
-    await database.close();
+    await importRuns(ctx.db, fx.projectId, runs.map((r) => JSON.stringify(r)));
   });
 
-  const get = (path: string, key = fx.readKey) => app.inject({ url: `/api/v1/projects/${fx.projectId}/${path}`, headers: bearer(key) });
+  const get = (path: string, key = fx.readKey) => ctx.app.inject({ url: `/api/v1/projects/${fx.projectId}/${path}`, headers: bearer(key) });
 
   test('the default range is the 28 days ending today (UTC), one point per day', async () => {
     const res = await get('visibility/timeseries');
@@ -70,7 +61,7 @@ describe('analytics endpoints: rules, errors and security', () => {
   });
 
   test('filters narrow every number and are echoed', async () => {
-    const engines = (await app.inject({ url: '/api/v1/engines', headers: bearer(fx.readKey) })).json().data.engines;
+    const engines = (await ctx.app.inject({ url: '/api/v1/engines', headers: bearer(fx.readKey) })).json().data.engines;
     const claude = engines.find((e: { key: string }) => e.key === 'claude').id;
     const res = await get(`visibility/ranking?from=2026-11-20&to=2026-11-22&engineId=${claude}&location=US&branded=true`);
     assert.equal(res.statusCode, 200);
@@ -131,47 +122,47 @@ describe('analytics endpoints: rules, errors and security', () => {
   });
 
   test('404 for an unknown project, another workspace\'s project, and another project for a project-scoped key', async () => {
-    const other = await createFixture(database.db);
-    const { id: sibling } = await createProject(database.db, fx.workspaceId, { name: 'Sibling', domain: 'sibling.io' });
-    const scoped = await createApiKey(database.db, { workspaceId: fx.workspaceId, projectId: sibling, scopes: ['read'] });
+    const other = await createFixture(ctx.db);
+    const { id: sibling } = await createProject(ctx.db, fx.workspaceId, { name: 'Sibling', domain: 'sibling.io' });
+    const scoped = await createApiKey(ctx.db, { workspaceId: fx.workspaceId, projectId: sibling, scopes: ['read'] });
     for (const endpoint of [...ENDPOINTS, 'topics']) {
-      const unknown = await app.inject({ url: `/api/v1/projects/00000000-0000-4000-8000-000000000000/${endpoint}`, headers: bearer(fx.readKey) });
-      const foreign = await app.inject({ url: `/api/v1/projects/${other.projectId}/${endpoint}`, headers: bearer(fx.readKey) });
-      const sideways = await app.inject({ url: `/api/v1/projects/${fx.projectId}/${endpoint}`, headers: bearer(scoped.key) });
+      const unknown = await ctx.app.inject({ url: `/api/v1/projects/00000000-0000-4000-8000-000000000000/${endpoint}`, headers: bearer(fx.readKey) });
+      const foreign = await ctx.app.inject({ url: `/api/v1/projects/${other.projectId}/${endpoint}`, headers: bearer(fx.readKey) });
+      const sideways = await ctx.app.inject({ url: `/api/v1/projects/${fx.projectId}/${endpoint}`, headers: bearer(scoped.key) });
       for (const res of [unknown, foreign, sideways]) {
         assert.equal(res.statusCode, 404, `${endpoint}: ${res.body}`);
         assert.deepEqual(Object.keys(res.json().error).sort(), ['code', 'message']);
       }
       // Unknown and foreign look the same apart from the id in the message.
       assert.equal(unknown.json().error.message.replace(/[0-9a-f-]{36}/, 'ID'), foreign.json().error.message.replace(/[0-9a-f-]{36}/, 'ID'));
-      const own = await app.inject({ url: `/api/v1/projects/${sibling}/${endpoint}`, headers: bearer(scoped.key) });
+      const own = await ctx.app.inject({ url: `/api/v1/projects/${sibling}/${endpoint}`, headers: bearer(scoped.key) });
       assert.equal(own.statusCode, 200, `${endpoint}: ${own.body}`);
     }
   });
 
   test('a path id that is not a UUID is 400 with details.id', async () => {
     for (const endpoint of [...ENDPOINTS, 'topics']) {
-      const res = await app.inject({ url: `/api/v1/projects/nope/${endpoint}`, headers: bearer(fx.readKey) });
+      const res = await ctx.app.inject({ url: `/api/v1/projects/nope/${endpoint}`, headers: bearer(fx.readKey) });
       assert.equal(res.statusCode, 400);
       assert.ok('id' in res.json().error.details);
     }
   });
 
   test('401, 403 (scope) and 403 (plan) on every analytics endpoint', async () => {
-    const ingest = await createApiKey(database.db, { workspaceId: fx.workspaceId, scopes: ['ingest'] });
-    const free = await createFixture(database.db, { plan: 'free' });
+    const ingest = await createApiKey(ctx.db, { workspaceId: fx.workspaceId, scopes: ['ingest'] });
+    const free = await createFixture(ctx.db, { plan: 'free' });
     for (const endpoint of ENDPOINTS) {
-      assert.equal((await app.inject({ url: `/api/v1/projects/${fx.projectId}/${endpoint}` })).statusCode, 401);
+      assert.equal((await ctx.app.inject({ url: `/api/v1/projects/${fx.projectId}/${endpoint}` })).statusCode, 401);
       assert.equal((await get(endpoint, ingest.key)).statusCode, 403);
-      const res = await app.inject({ url: `/api/v1/projects/${free.projectId}/${endpoint}`, headers: bearer(free.readKey) });
+      const res = await ctx.app.inject({ url: `/api/v1/projects/${free.projectId}/${endpoint}`, headers: bearer(free.readKey) });
       assert.equal(res.statusCode, 403);
     }
-    await updateWorkspace(database.db, free.workspaceId, { apiAccess: true });
-    assert.equal((await app.inject({ url: `/api/v1/projects/${free.projectId}/citations`, headers: bearer(free.readKey) })).statusCode, 200);
+    await updateWorkspace(ctx.db, free.workspaceId, { apiAccess: true });
+    assert.equal((await ctx.app.inject({ url: `/api/v1/projects/${free.projectId}/citations`, headers: bearer(free.readKey) })).statusCode, 200);
   });
 
   test('engines and topics list the ids the filters take', async () => {
-    const engines = (await app.inject({ url: '/api/v1/engines', headers: bearer(fx.readKey) })).json().data.engines;
+    const engines = (await ctx.app.inject({ url: '/api/v1/engines', headers: bearer(fx.readKey) })).json().data.engines;
     assert.deepEqual(engines.map((e: { key: string }) => e.key), ['chatgpt', 'perplexity', 'gemini', 'google_ai_overviews', 'google_ai_mode', 'claude', 'copilot']);
     const topics = (await get('topics')).json().data.topics;
     assert.deepEqual(topics.map((t: { name: string }) => t.name), ['CRM']);

@@ -5,16 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { FastifyInstance } from 'fastify';
 import { createApiKey } from '../src/auth/create-api-key.ts';
-import type { Database } from '../src/db/database.ts';
 import { addCompetitor } from '../src/projects/add-competitor.ts';
 import { createProject } from '../src/projects/create-project.ts';
 import { importRuns } from '../src/runs/import-runs.ts';
 import { createWorkspace } from '../src/workspaces/create-workspace.ts';
-import { bearer, openTestDatabase, testApp } from './helpers.ts';
+import { bearer, useTestApp } from './helpers.ts';
 
 const ENGINES = ['chatgpt', 'perplexity', 'gemini', 'google_ai_overviews', 'google_ai_mode', 'claude', 'copilot'] as const;
 const DAYS = ['2026-11-10', '2026-11-11', '2026-11-12', '2026-11-13', '2026-11-14', '2026-11-15'];
@@ -319,17 +317,7 @@ function compareMeasures(actual: Record<string, unknown>, expected: ReturnType<t
 // ---- the property -----------------------------------------------------------------------------
 
 describe('analytics against a brute-force oracle', () => {
-  let database: Database;
-  let app: FastifyInstance;
-
-  before(async () => {
-    database = await openTestDatabase();
-    app = await testApp(database.db, { now: () => TODAY });
-  });
-  after(async () => {
-    await app.close();
-    await database.close();
-  });
+  const ctx = useTestApp({ now: () => TODAY });
 
   const arbFilter = fc
     .record({
@@ -344,7 +332,7 @@ describe('analytics against a brute-force oracle', () => {
 
   test('timeseries, ranking and citations equal the oracle on random data and filters', async () => {
     const engineIds = new Map<string, string>(
-      (await database.db.selectFrom('engines').select(['id', 'key']).execute()).map((e) => [e.key, e.id]),
+      (await ctx.db.selectFrom('engines').select(['id', 'key']).execute()).map((e) => [e.key, e.id]),
     );
     await fc.assert(
       fc.asyncProperty(
@@ -352,25 +340,25 @@ describe('analytics against a brute-force oracle', () => {
         fc.array(arbFilter, { minLength: 1, maxLength: 4 }),
         fc.integer({ min: 1, max: 40 }),
         async (runs, filters, batchSize) => {
-          const { id: workspaceId } = await createWorkspace(database.db, { name: 'oracle', plan: 'growth' });
+          const { id: workspaceId } = await createWorkspace(ctx.db, { name: 'oracle', plan: 'growth' });
           const brand = SUBJECTS[0]!;
-          const { id: projectId } = await createProject(database.db, workspaceId, { name: brand.name, domain: brand.domain, aliases: brand.aliases });
+          const { id: projectId } = await createProject(ctx.db, workspaceId, { name: brand.name, domain: brand.domain, aliases: brand.aliases });
           const ids = new Map<OracleSubject, string>([[brand, projectId]]);
           for (const s of SUBJECTS.slice(1)) {
-            ids.set(s, (await addCompetitor(database.db, projectId, { name: s.name, domain: s.domain, aliases: s.aliases })).id);
+            ids.set(s, (await addCompetitor(ctx.db, projectId, { name: s.name, domain: s.domain, aliases: s.aliases })).id);
           }
-          const key = (await createApiKey(database.db, { workspaceId, scopes: ['read'], rateLimit: 1_000_000 })).key;
+          const key = (await createApiKey(ctx.db, { workspaceId, scopes: ['read'], rateLimit: 1_000_000 })).key;
 
           const lines = runs.map((r) => toLine(r, randomUUID()));
-          const first = await importRuns(database.db, projectId, lines, { batchSize });
+          const first = await importRuns(ctx.db, projectId, lines, { batchSize });
           assert.deepEqual(first, { imported: runs.length, skipped: 0, rejected: 0, errors: [] });
           // Importing again changes nothing.
-          const again = await importRuns(database.db, projectId, lines.slice(0, 5), { batchSize });
+          const again = await importRuns(ctx.db, projectId, lines.slice(0, 5), { batchSize });
           assert.equal(again.imported, 0);
           assert.equal(again.skipped, Math.min(5, runs.length));
 
           const topics = new Map(
-            (await database.db.selectFrom('topics').select(['id', 'name']).where('project_id', '=', projectId).execute()).map((t) => [t.name, t.id]),
+            (await ctx.db.selectFrom('topics').select(['id', 'name']).where('project_id', '=', projectId).execute()).map((t) => [t.name, t.id]),
           );
           const statuses = urlStatuses(runs);
 
@@ -390,7 +378,7 @@ describe('analytics against a brute-force oracle', () => {
                 q.set('subjectType', 'competitor');
                 q.set('subjectId', ids.get(subject)!);
               }
-              const res = await app.inject({ url: `/api/v1/projects/${projectId}/visibility/timeseries?${q}`, headers: bearer(key) });
+              const res = await ctx.app.inject({ url: `/api/v1/projects/${projectId}/visibility/timeseries?${q}`, headers: bearer(key) });
               assert.equal(res.statusCode, 200, res.body);
               const data = res.json().data;
               assert.deepEqual(data.subject, { subjectType: subject.type, subjectId: ids.get(subject) });
@@ -403,7 +391,7 @@ describe('analytics against a brute-force oracle', () => {
             }
 
             // Ranking.
-            const ranking = await app.inject({ url: `/api/v1/projects/${projectId}/visibility/ranking?${params}`, headers: bearer(key) });
+            const ranking = await ctx.app.inject({ url: `/api/v1/projects/${projectId}/visibility/ranking?${params}`, headers: bearer(key) });
             assert.equal(ranking.statusCode, 200, ranking.body);
             const rows = ranking.json().data.rows;
             assert.deepEqual(ranking.json().data.filters, echo);
@@ -423,7 +411,7 @@ describe('analytics against a brute-force oracle', () => {
             }
 
             // Citations.
-            const citations = await app.inject({ url: `/api/v1/projects/${projectId}/citations?${params}`, headers: bearer(key) });
+            const citations = await ctx.app.inject({ url: `/api/v1/projects/${projectId}/citations?${params}`, headers: bearer(key) });
             assert.equal(citations.statusCode, 200, citations.body);
             const expectedDomains = new Map<string, { total: number; statusCounts: Record<string, number>; urls: Set<string>; types: Set<string>; last: string; sourceType: string }>();
             for (const run of runs) {

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import type { Database } from '../src/db/database.ts';
+import { before, describe, test } from 'node:test';
 import { importRuns } from '../src/runs/import-runs.ts';
-import { bearer, createFixture, openTestDatabase, testApp, type Fixture } from './helpers.ts';
+import { bearer, createFixture, type Fixture, useTestApp } from './helpers.ts';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 
@@ -40,27 +38,17 @@ function runsFor(spec: DaySpec): string[] {
 }
 
 describe('change events', () => {
-  let database: Database;
-  let app: FastifyInstance;
-
-  before(async () => {
-    database = await openTestDatabase();
-    app = await testApp(database.db, { now: () => NOW });
-  });
-  after(async () => {
-    await app.close();
-    await database.close();
-  });
+  const ctx = useTestApp({ now: () => NOW });
 
   async function events(fx: Fixture, query = 'from=2026-11-01&to=2026-11-22') {
-    const res = await app.inject({ url: `/api/v1/projects/${fx.projectId}/changes?${query}`, headers: bearer(fx.readKey) });
+    const res = await ctx.app.inject({ url: `/api/v1/projects/${fx.projectId}/changes?${query}`, headers: bearer(fx.readKey) });
     assert.equal(res.statusCode, 200, res.body);
     return res.json().data.events as any[];
   }
 
   async function project(days: DaySpec[]): Promise<Fixture> {
-    const fx = await createFixture(database.db);
-    await importRuns(database.db, fx.projectId, days.flatMap(runsFor));
+    const fx = await createFixture(ctx.db);
+    await importRuns(ctx.db, fx.projectId, days.flatMap(runsFor));
     return fx;
   }
 
@@ -197,10 +185,10 @@ describe('change events', () => {
   });
 
   test('rival_ad_on_branded_prompt: a competitor ad on a branded prompt, per engine, with prompt, advertiser and URL', async () => {
-    const fx = await createFixture(database.db);
+    const fx = await createFixture(ctx.db);
     const ad = (over: Record<string, unknown>) =>
       JSON.stringify({ id: randomUUID(), engine: 'perplexity', prompt: 'acme pricing', branded: true, ranAt: '2026-11-15T09:00:00Z', status: 'ok', ads: [{ advertiser: 'globex.com', url: 'https://globex.com/lp' }], ...over });
-    await importRuns(database.db, fx.projectId, [
+    await importRuns(ctx.db, fx.projectId, [
       ad({}),
       ad({}),
       ad({ branded: false, prompt: 'crm tools' }),
@@ -216,14 +204,14 @@ describe('change events', () => {
   });
 
   test('detection is idempotent: a re-import keeps ids and detectedAt; an event whose evidence goes away is removed', async () => {
-    const fx = await createFixture(database.db);
+    const fx = await createFixture(ctx.db);
     const lines = [...runsFor({ day: '2026-11-10', n: 20, acme: 4 }), ...runsFor({ day: '2026-11-11', n: 20, acme: 16 })];
-    await importRuns(database.db, fx.projectId, lines);
+    await importRuns(ctx.db, fx.projectId, lines);
     const first = await events(fx);
-    await importRuns(database.db, fx.projectId, lines);
+    await importRuns(ctx.db, fx.projectId, lines);
     assert.deepEqual(await events(fx), first);
     // More runs on the second day, none mentioning Acme: 16 of 60 is no longer a significant rise.
-    await importRuns(database.db, fx.projectId, runsFor({ day: '2026-11-11', n: 40 }));
+    await importRuns(ctx.db, fx.projectId, runsFor({ day: '2026-11-11', n: 40 }));
     assert.deepEqual((await events(fx)).filter((e) => e.kind === 'visibility_gained'), []);
   });
 
@@ -238,17 +226,17 @@ describe('change events', () => {
     assert.equal(daysSeen[0], '2026-11-21');
     const window = await events(fx, 'from=2026-11-05&to=2026-11-06');
     assert.ok(window.length > 0 && window.every((e) => e.day >= '2026-11-05' && e.day <= '2026-11-06'));
-    const res = await app.inject({ url: `/api/v1/projects/${fx.projectId}/changes`, headers: bearer(fx.readKey) });
+    const res = await ctx.app.inject({ url: `/api/v1/projects/${fx.projectId}/changes`, headers: bearer(fx.readKey) });
     assert.deepEqual(res.json().data.filters, { from: '2026-10-26', to: '2026-11-22' });
     for (const [query, status] of [
       ['from=2026-11-30&to=2026-11-01', 400],
       ['from=nope', 400],
     ] as const) {
-      const bad = await app.inject({ url: `/api/v1/projects/${fx.projectId}/changes?${query}`, headers: bearer(fx.readKey) });
+      const bad = await ctx.app.inject({ url: `/api/v1/projects/${fx.projectId}/changes?${query}`, headers: bearer(fx.readKey) });
       assert.equal(bad.statusCode, status);
     }
-    const other = await createFixture(database.db);
-    assert.equal((await app.inject({ url: `/api/v1/projects/${other.projectId}/changes`, headers: bearer(fx.readKey) })).statusCode, 404);
-    assert.equal((await app.inject({ url: `/api/v1/projects/${fx.projectId}/changes` })).statusCode, 401);
+    const other = await createFixture(ctx.db);
+    assert.equal((await ctx.app.inject({ url: `/api/v1/projects/${other.projectId}/changes`, headers: bearer(fx.readKey) })).statusCode, 404);
+    assert.equal((await ctx.app.inject({ url: `/api/v1/projects/${fx.projectId}/changes` })).statusCode, 401);
   });
 });

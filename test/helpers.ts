@@ -1,3 +1,4 @@
+import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { buildApp, type AppOptions } from '../src/app.ts';
@@ -48,4 +49,29 @@ export async function testApp(db: Kysely<DB>, options: Partial<AppOptions> = {})
   const app = await buildApp({ db, ...options });
   await app.ready();
   return app;
+}
+
+/**
+ * For a suite: a migrated database and an app on it, opened before its tests and closed after.
+ * Call it inside `describe`; read `db` and `app` inside hooks and tests.
+ */
+export function useTestApp(options: Partial<AppOptions> = {}): { readonly db: Kysely<DB>; readonly app: FastifyInstance } {
+  let database: Database | undefined;
+  let app: FastifyInstance | undefined;
+  before(async () => {
+    database = await openTestDatabase();
+    app = await testApp(database.db, options);
+  });
+  after(async () => {
+    await app?.close();
+    await database?.close();
+  });
+  return {
+    get db() {
+      return database!.db;
+    },
+    get app() {
+      return app!;
+    },
+  };
 }

@@ -1,38 +1,26 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { FastifyInstance } from 'fastify';
 import { createApiKey } from '../src/auth/create-api-key.ts';
-import type { Database } from '../src/db/database.ts';
 import { createProject } from '../src/projects/create-project.ts';
 import { classifyLine } from '../src/traffic/ingest-log.ts';
-import { bearer, createFixture, openTestDatabase, testApp } from './helpers.ts';
+import { bearer, createFixture, useTestApp } from './helpers.ts';
 
 const LOGS = new URL('../../shared/testdata/logs/', import.meta.url);
 const files = readdirSync(LOGS).filter((f) => /\.(log|jsonl|txt)$/.test(f));
 
 describe('ingest against the real log corpus', () => {
-  let database: Database;
-  let app: FastifyInstance;
-
-  before(async () => {
-    database = await openTestDatabase();
-    app = await testApp(database.db);
-  });
-  after(async () => {
-    await app.close();
-    await database.close();
-  });
+  const ctx = useTestApp();
 
   for (const file of files) {
     test(`${file}: every line lands in exactly one counter; a second upload is all duplicates or dropped`, async () => {
-      const fx = await createFixture(database.db);
-      const { id: projectId } = await createProject(database.db, fx.workspaceId, { name: file, domain: 'corpus-brand.com' });
-      const key = (await createApiKey(database.db, { workspaceId: fx.workspaceId, projectId, scopes: ['ingest'], rateLimit: 10_000 })).key;
+      const fx = await createFixture(ctx.db);
+      const { id: projectId } = await createProject(ctx.db, fx.workspaceId, { name: file, domain: 'corpus-brand.com' });
+      const key = (await createApiKey(ctx.db, { workspaceId: fx.workspaceId, projectId, scopes: ['ingest'], rateLimit: 10_000 })).key;
       const body = readFileSync(new URL(file, LOGS), 'utf8');
       const post = () =>
-        app.inject({ method: 'POST', url: `/api/ingest/${projectId}`, headers: { ...bearer(key), 'content-type': 'text/plain' }, payload: body });
+        ctx.app.inject({ method: 'POST', url: `/api/ingest/${projectId}`, headers: { ...bearer(key), 'content-type': 'text/plain' }, payload: body });
       const first = await post();
       assert.equal(first.statusCode, 200, first.body);
       const c = first.json().data;
