@@ -53,15 +53,22 @@ export function loadSettings(): LoadSettings {
 
 /** Runs the load generator in its own process and returns what it measured. */
 export function runLoadProcess(spec: LoadSpec): Promise<LoadResult> {
+  // The generator bounds itself; the limit only catches a wedged one.
+  return runJsonChild<LoadResult>(LOAD_SCRIPT, spec, spec.warmupMs + spec.durationMs + 30_000, 'load generator');
+}
+
+/**
+ * Runs a bench script in its own Node process with a JSON argument and resolves with the one JSON
+ * object it prints; killed after `limitMs`.
+ */
+export function runJsonChild<T>(script: string, spec: unknown, limitMs: number, label: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOAD_SCRIPT, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    // The generator bounds itself; this only catches a wedged one.
-    const limit = spec.warmupMs + spec.durationMs + 30_000;
-    const timer = setTimeout(() => child.kill('SIGKILL'), limit);
+    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
     child.on('error', (error) => {
       clearTimeout(timer);
       reject(error);
@@ -69,13 +76,13 @@ export function runLoadProcess(spec: LoadSpec): Promise<LoadResult> {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       if (code !== 0) {
-        reject(new Error(`load generator exited with ${code ?? signal}: ${err.trim()}`));
+        reject(new Error(`${label} exited with ${code ?? signal}: ${err.trim()}`));
         return;
       }
       try {
-        resolve(JSON.parse(out.trim()) as LoadResult);
+        resolve(JSON.parse(out.trim()) as T);
       } catch {
-        reject(new Error(`load generator printed no JSON: ${out.trim()} ${err.trim()}`));
+        reject(new Error(`${label} printed no JSON: ${out.trim().slice(0, 500)} ${err.trim()}`));
       }
     });
   });

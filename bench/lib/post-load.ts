@@ -13,10 +13,10 @@
  *
  *   node bench/lib/post-load.ts '{"url":"http://127.0.0.1:3000/api/beacon","body":"{...}",...}'
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { runJsonChild } from './common.ts';
 
 export interface PostLoadSpec {
   url: string;
@@ -197,33 +197,9 @@ const SCRIPT = fileURLToPath(import.meta.url);
 
 /** Runs the generator in its own process (the running Node) and returns what it measured. */
 export function runPostLoadProcess(spec: PostLoadSpec): Promise<PostLoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    // The generator bounds itself; this only catches a wedged one.
-    const perRequest = spec.timeoutMs ?? 10_000;
-    const limit = spec.warmupMs + spec.durationMs + perRequest + 30_000;
-    const timer = setTimeout(() => child.kill('SIGKILL'), limit);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (code !== 0) {
-        reject(new Error(`post-load exited with ${code ?? signal}: ${err.trim()}`));
-        return;
-      }
-      try {
-        resolve(JSON.parse(out.trim()) as PostLoadResult);
-      } catch {
-        reject(new Error(`post-load printed no JSON: ${out.trim().slice(0, 500)} ${err.trim()}`));
-      }
-    });
-  });
+  // The generator bounds itself; the limit only catches a wedged one.
+  const limit = spec.warmupMs + spec.durationMs + (spec.timeoutMs ?? 10_000) + 30_000;
+  return runJsonChild<PostLoadResult>(SCRIPT, spec, limit, 'post-load');
 }
 
 if (import.meta.main) {
