@@ -4,10 +4,11 @@
  * the in-process app (`app.inject`, sequential requests) beside a bare Fastify route measured the
  * same way. See bench/README.md.
  *
- *   npx node bench/analytics.ts --db=pglite --scale=0.1
+ *   npx node bench/analytics.ts --db=embedded --scale=0.1
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx node bench/analytics.ts --db=postgres --scale=1
  *
- * Settings (argument, else variable): --db / BENCH_DB (pglite | postgres; default pglite),
+ * Settings (argument, else variable): --db / BENCH_DB (embedded | postgres; default embedded: the
+ * embedded PostgreSQL 18 in a data dir under .tmp/, stopped and deleted at the end),
  * --scale / BENCH_SCALE (default 0.1), --keep / BENCH_KEEP=1 (keep the data and reuse it next time),
  * --requests (200), --warmup-requests (20), --case-max-ms (120000), --import-max-s (0: no limit),
  * --end-day (2026-11-21), --analyze (ANALYZE the tables before measuring), --explain (capture each
@@ -16,17 +17,16 @@
  * BENCH_CODE_VERSION labels the code measured when running a copy without .git.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { createApiKey } from '../src/auth/create-api-key.ts';
-import { openPglite, openPostgres, type Database } from '../src/db/database.ts';
+import { openEmbedded, openPostgres, type Database } from '../src/db/database.ts';
+import { APP_DATABASE, clusterLayout, ROLE } from '../src/db/embedded/layout.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { GatedPGliteDialect } from '../src/db/pglite-gate.ts';
 import { pgTypes } from '../src/db/type-parsers.ts';
 import type { DB } from '../src/db/types.ts';
 import { addCompetitor } from '../src/projects/add-competitor.ts';
@@ -35,15 +35,17 @@ import { importRuns, type ImportResult } from '../src/runs/import-runs.ts';
 import { createWorkspace } from '../src/workspaces/create-workspace.ts';
 import { BRAND, COMPETITORS, dataset, type Dataset } from './lib/analytics-data.ts';
 import { buildBareApp } from './lib/bare-server.ts';
+import { benchDataDir, postmasterPid, removeDataDir, stopLeftoverPostmaster } from './lib/cluster.ts';
 import { ContentionMeter, describeBusy, type Busy } from './lib/contention.ts';
 import { memoryOf, ROOT, round1, setting, stringArg, table, writeJsonOut } from './lib/common.ts';
 import { measureInject, type LatencyStats } from './lib/latency.ts';
+import { loggedEmbeddedDb, serverVersion } from './lib/scratch-db.ts';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`) || ['1', 'true', 'yes'].includes((process.env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`] ?? '').toLowerCase());
 
 const settings = {
-  db: (stringArg('db') ?? process.env.BENCH_DB ?? 'pglite').trim(),
+  db: (stringArg('db') ?? process.env.BENCH_DB ?? 'embedded').trim(),
   scale: setting('scale', 0.1),
   keep: flag('keep'),
   requests: Math.max(1, Math.round(setting('requests', 200))),
@@ -56,7 +58,7 @@ const settings = {
   explainTop: Math.round(setting('explain-top', 4)),
   profileImport: flag('profile-import'),
 };
-if (settings.db !== 'pglite' && settings.db !== 'postgres') throw new Error(`--db must be pglite or postgres, got "${settings.db}"`);
+if (settings.db !== 'embedded' && settings.db !== 'postgres') throw new Error(`--db must be embedded or postgres, got "${settings.db}"`);
 if (!(settings.scale > 0 && settings.scale <= 1)) throw new Error(`--scale must be above 0 and at most 1, got ${settings.scale}`);
 
 const log = (line: string) => console.log(line);
@@ -118,9 +120,10 @@ async function openPostgresTarget(): Promise<Target> {
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
   const database = openPostgres(url.toString());
+  const version = await serverVersion(database.db);
   return {
     database,
-    label: 'PostgreSQL',
+    label: `PostgreSQL ${version.major} server`,
     where: `database ${name} on ${base.host}${settings.keep ? ' (kept)' : ' (dropped at the end)'}`,
     loggedDb: (onQuery) => {
       const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString(), max: 10, types: pgTypes }) }), log: onQuery });
@@ -135,20 +138,39 @@ async function openPostgresTarget(): Promise<Target> {
   };
 }
 
-async function openPgliteTarget(): Promise<Target> {
-  const dir = settings.keep ? join(tmpdir(), `sightline-bench-analytics-pglite-${scaleTag}`) : mkdtempSync(join(tmpdir(), 'sightline-bench-analytics-'));
-  const opened = await openPglite(dir);
+async function openEmbeddedTarget(): Promise<Target> {
+  // Under .tmp/ (gitignored): the postmaster's account must reach it (see lib/cluster.ts).
+  let dir: string;
+  if (settings.keep) {
+    dir = join(ROOT, '.tmp', `bench-analytics-embedded-${scaleTag}`);
+    mkdirSync(dir, { recursive: true });
+  } else {
+    dir = benchDataDir('analytics');
+  }
+  let opened: Database;
+  try {
+    opened = await openEmbedded(dir);
+  } catch (error) {
+    await stopLeftoverPostmaster(dir);
+    if (!settings.keep) removeDataDir(dir);
+    throw error;
+  }
+  const version = await serverVersion(opened.db);
   return {
     database: opened,
-    label: 'PGlite on disk',
-    where: `${dir}${settings.keep ? ' (kept)' : ' (deleted at the end)'}`,
-    // Not destroyed: destroying a PGlite dialect closes the PGlite instance, which the bench still uses.
-    loggedDb: (onQuery) => ({ db: new Kysely<DB>({ dialect: new GatedPGliteDialect({ pglite: opened.pglite }, opened.gate), log: onQuery }), close: async () => {} }),
-    meter: () => new ContentionMeter(),
-    sizeOnDiskBytes: async () => directorySize(dir),
+    label: `embedded PostgreSQL ${version.major}`,
+    where: `PostgreSQL ${version.full} in ${dir}${settings.keep ? ' (kept)' : ' (stopped and deleted at the end)'}`,
+    loggedDb: (onQuery) => loggedEmbeddedDb(dir, APP_DATABASE, onQuery, 10),
+    // Only this cluster's processes: its backends on the app database, the rest of it as shared.
+    meter: () => new ContentionMeter({ backend: new RegExp(`^postgres: (${ROLE} ${APP_DATABASE} |autovacuum worker ${APP_DATABASE}\\b)`), family: postmasterPid(dir) ?? -1 }),
+    sizeOnDiskBytes: async () => directorySize(clusterLayout(dir).pgdata),
     cleanup: async () => {
-      await opened.close();
-      if (!settings.keep) rmSync(dir, { recursive: true, force: true });
+      try {
+        await opened.close();
+      } finally {
+        await stopLeftoverPostmaster(dir);
+        if (!settings.keep) removeDataDir(dir);
+      }
     },
   };
 }
@@ -333,7 +355,7 @@ async function statsState(db: Kysely<DB>): Promise<{ table: string; liveTuples: 
   });
 }
 
-/** Server settings that bear on these figures (the same query works on PGlite). */
+/** Server settings that bear on these figures. */
 async function serverSettings(db: Kysely<DB>): Promise<string> {
   const rows = await sql<{ name: string; setting: string; unit: string | null }>`
     select name, setting, unit from pg_settings
@@ -487,7 +509,7 @@ async function main(): Promise<void> {
   const code = codeVersion();
   log(`  code: ${code}; Node ${process.version}`);
   log(`  load average at start: ${load.start}`);
-  const target = settings.db === 'postgres' ? await openPostgresTarget() : await openPgliteTarget();
+  const target = settings.db === 'postgres' ? await openPostgresTarget() : await openEmbeddedTarget();
   log(`  ${target.label}: ${target.where}`);
   try {
     const db = target.database.db;

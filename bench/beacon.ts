@@ -6,8 +6,8 @@
  *
  * Each beacon is what the snippet sends for an AI-referred page view: a text/plain JSON body
  * {projectId, url on the brand's site, an assistant referrer, a session id} with an Origin of the
- * brand's site, so it is tracked and stored (one project lookup, then a transaction inserting the
- * hit and upserting its daily rollup row). The beacon is rate limited to 120 requests a minute per
+ * brand's site, so it is tracked and stored (one project lookup, then a transaction adding the hit
+ * to its daily rollup row in traffic_daily). The beacon is rate limited to 120 requests a minute per
  * client address, so:
  *
  * (a) in process: `app.inject` with a different `remoteAddress` for every request (no sockets), N
@@ -20,7 +20,8 @@
  *     Linux routes all of 127.0.0.0/8 to lo), so each beacon is tracked; beside the bare POST route
  *     loaded the same way (a new connection per request).
  *
- * On PGlite on disk (temp dir) and, when DATABASE_URL is set, a fresh PostgreSQL database.
+ * On the embedded PostgreSQL 18 (a fresh data dir under .tmp/, stopped and deleted at the end) and,
+ * when DATABASE_URL is set, a fresh database on that PostgreSQL server (dropped at the end).
  * Settings: --concurrency (16), --requests (20000), --duration-ms (5000), --warmup-ms (1000),
  * --warmup-requests (2000) for the HTTP runs; --inject-requests (5000), --inject-ms (10000),
  * --inject-warmup (500), --sequential-requests (2000); --json-out=FILE.
@@ -33,7 +34,7 @@ import { buildBareApp } from './lib/bare-server.ts';
 import { describeLoad, loadSettings, round1, setting, table, writeJsonOut } from './lib/common.ts';
 import { percentile } from './lib/latency.ts';
 import { runPostLoadProcess, type PostLoadResult, type PostLoadSpec } from './lib/post-load.ts';
-import { codeVersion, loadavg, openScratchPglite, openScratchPostgres, type ScratchDb } from './lib/scratch-db.ts';
+import { codeVersion, loadavg, openScratchEmbedded, openScratchPostgres, type ScratchDb } from './lib/scratch-db.ts';
 
 const http = loadSettings();
 const inject = {
@@ -252,14 +253,18 @@ async function beaconRuns(scratch: ScratchDb): Promise<void> {
     await app.close();
   }
 
-  const count = async (t: 'traffic_hits' | 'traffic_daily') =>
-    Number((await db.selectFrom(t).select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', projectId).executeTakeFirstOrThrow()).n);
-  const s = { server: scratch.label, trackedAnswers, trafficHits: await count('traffic_hits'), trafficDailyRows: await count('traffic_daily') };
+  // Each tracked beacon adds one hit to its traffic_daily row (hits are stored only as those sums).
+  const daily = await db
+    .selectFrom('traffic_daily')
+    .select((eb) => [eb.fn.countAll<number>().as('rows'), eb.fn.coalesce(eb.fn.sum<number>('hits'), eb.lit(0)).as('hits')])
+    .where('project_id', '=', projectId)
+    .executeTakeFirstOrThrow();
+  const s = { server: scratch.label, trackedAnswers, trafficHits: Number(daily.hits), trafficDailyRows: Number(daily.rows) };
   stored.push(s);
-  log(`  stored: ${s.trafficHits} traffic_hits rows (${s.trackedAnswers} tracked answers expected, counting warm-ups), ${s.trafficDailyRows} traffic_daily rows`);
+  log(`  stored: ${s.trafficHits} hits summed over traffic_daily (${s.trackedAnswers} tracked answers expected, counting warm-ups), in ${s.trafficDailyRows} traffic_daily rows`);
 }
 
-for (const open of [() => openScratchPglite('beacon'), () => openScratchPostgres('beacon')]) {
+for (const open of [() => openScratchEmbedded('beacon'), () => openScratchPostgres('beacon')]) {
   const scratch = await open();
   if (!scratch) {
     log('\nPostgreSQL: skipped (DATABASE_URL is not set)');

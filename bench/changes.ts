@@ -22,10 +22,10 @@
  *   window (28 days to "today", the app's clock pinned to the day after the last day), the whole
  *   range, and 7 days; beside GET /bare on a bare Fastify app measured the same way.
  *
- * On PGlite on disk (temp dir), and on a fresh PostgreSQL database when DATABASE_URL is set (both
- * deleted at the end). Settings: --days (30), --scale (1), --end-day (2026-11-21), --reps (5),
+ * On the embedded PostgreSQL 18 (a fresh data dir under .tmp/), and on a fresh database on the
+ * PostgreSQL server of DATABASE_URL when it is set (both deleted at the end). Settings: --days (30), --scale (1), --end-day (2026-11-21), --reps (5),
  * --requests (200), --warmup-requests (20), --import-max-s (1500: the import stops there and the
- * run goes on with the days already in), --db (both | pglite | postgres), --json-out=FILE.
+ * run goes on with the days already in), --db (both | embedded | postgres), --json-out=FILE.
  */
 import { CompiledQuery, sql, type Kysely, type LogEvent } from 'kysely';
 import { addDays } from '../src/analytics/filters.ts';
@@ -41,7 +41,7 @@ import { BRAND, COMPETITORS, dataset } from './lib/analytics-data.ts';
 import { buildBareApp } from './lib/bare-server.ts';
 import { round1, setting, stringArg, table, writeJsonOut } from './lib/common.ts';
 import { measureInject } from './lib/latency.ts';
-import { codeVersion, loadavg, median, openScratchPglite, openScratchPostgres, type ScratchDb } from './lib/scratch-db.ts';
+import { codeVersion, loadavg, median, openScratchEmbedded, openScratchPostgres, type ScratchDb } from './lib/scratch-db.ts';
 
 const settings = {
   days: Math.max(2, Math.round(setting('days', 30))),
@@ -53,6 +53,7 @@ const settings = {
   importMaxS: setting('import-max-s', 1_500),
   db: stringArg('db') ?? process.env.BENCH_DB ?? 'both',
 };
+if (!['both', 'embedded', 'postgres'].includes(settings.db)) throw new Error(`--db must be both, embedded or postgres, got "${settings.db}"`);
 const log = (line: string) => console.log(line);
 
 class ImportTimeLimit extends Error {}
@@ -277,7 +278,7 @@ const loadStart = loadavg();
 const t0 = performance.now();
 const opens: (() => Promise<ScratchDb | undefined>)[] = [];
 if (settings.db === 'both' || settings.db === 'postgres') opens.push(() => openScratchPostgres('changes'));
-if (settings.db === 'both' || settings.db === 'pglite') opens.push(() => openScratchPglite('changes'));
+if (settings.db === 'both' || settings.db === 'embedded') opens.push(() => openScratchEmbedded('changes'));
 for (const open of opens) {
   const scratch = await open();
   if (!scratch) {

@@ -14,8 +14,9 @@
  * 4. End to end: POST /api/ingest/{projectId} (text/plain, ingest key with a high rate limit) to the
  *    app listening on 127.0.0.1, uploads one at a time from a separate process (lib/post-load.ts),
  *    each body new; beside the same bodies POSTed to a bare Fastify route that only splits lines;
- *    and `ingestLog` called in process (no HTTP). Into PGlite on disk (a temp dir) and, when
- *    DATABASE_URL is set, a fresh PostgreSQL database (dropped at the end).
+ *    and `ingestLog` called in process (no HTTP). Into the embedded PostgreSQL 18 (a fresh data dir
+ *    under .tmp/, stopped and deleted at the end) and, when DATABASE_URL is set, a fresh database on
+ *    that PostgreSQL server (dropped at the end).
  *
  * Settings (argument, else BENCH_* variable): --uploads (10 measured HTTP uploads per database, after
  * one warm-up upload), --direct (3 in-process ingestLog calls), --passes (5 classify passes after 2
@@ -37,7 +38,7 @@ import { buildBareApp } from './lib/bare-server.ts';
 import { round1, setting, table, writeJsonOut } from './lib/common.ts';
 import { BODY_BYTES, DEFAULT_MIX, loadCorpus, makeBody, type LogBody } from './lib/log-corpus.ts';
 import { runPostLoadProcess, type PostLoadResult } from './lib/post-load.ts';
-import { codeVersion, loadavg, median, openScratchPglite, openScratchPostgres, type ScratchDb } from './lib/scratch-db.ts';
+import { codeVersion, loadavg, median, openScratchEmbedded, openScratchPostgres, type ScratchDb } from './lib/scratch-db.ts';
 
 const settings = {
   uploads: Math.max(1, Math.round(setting('uploads', 10))),
@@ -288,14 +289,20 @@ async function endToEnd(scratch: ScratchDb): Promise<void> {
     const seconds = direct.reduce((a, d) => a + d.seconds, 0);
     addRow(`ingestLog in process (no HTTP), ${scratch.label}`, c.linesRead, sum((b) => b.bytes, directBodies), seconds, `(${direct.length} bodies; each ${direct.map((d) => d.seconds.toFixed(2)).join(' ')} s)`);
   }
-  const count = async (table: 'traffic_hits' | 'ingest_lines' | 'traffic_daily') =>
+  const count = async (table: 'ingest_lines' | 'traffic_daily') =>
     Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', projectId).executeTakeFirstOrThrow()).n);
-  const stored = { trafficHits: await count('traffic_hits'), ingestLines: await count('ingest_lines'), trafficDaily: await count('traffic_daily') };
+  // Hits are stored only as per-day sums: trafficHits is the sum of traffic_daily.hits.
+  const hits = await db
+    .selectFrom('traffic_daily')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('hits'), eb.lit(0)).as('n'))
+    .where('project_id', '=', projectId)
+    .executeTakeFirstOrThrow();
+  const stored = { trafficHits: Number(hits.n), ingestLines: await count('ingest_lines'), trafficDaily: await count('traffic_daily') };
   log(`  stored: ${JSON.stringify(stored)}`);
   dbFigures.push({ label: scratch.label, where: scratch.where, http: { ...httpResult, responses: [] }, totals, perUploadSeconds: (httpResult.latenciesMs ?? []).map((ms) => ms / 1000), duplicateUpload, direct, stored });
 }
 
-const scratches: (() => Promise<ScratchDb | undefined>)[] = [() => openScratchPglite('ingest'), () => openScratchPostgres('ingest')];
+const scratches: (() => Promise<ScratchDb | undefined>)[] = [() => openScratchEmbedded('ingest'), () => openScratchPostgres('ingest')];
 try {
   for (const open of scratches) {
     const scratch = await open();

@@ -5,22 +5,24 @@
  *
  *   npm run bench                       # everything
  *   node bench/projects-endpoint.ts     # this one
- *   BENCH_PGLITE=disk|memory|both (default both); DATABASE_URL=postgres://... adds a PostgreSQL run
+ *   DATABASE_URL=postgres://... adds a run on a fresh database on that PostgreSQL server (dropped after)
+ *
+ * Sightline runs on the embedded PostgreSQL 18 (a fresh data dir under .tmp/, stopped and deleted
+ * at the end) and, when DATABASE_URL is set, on that server.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { createApiKey } from '../src/auth/create-api-key.ts';
-import { openPglite, openPostgres, type Database } from '../src/db/database.ts';
+import { openEmbedded, type Database } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import type { DB } from '../src/db/types.ts';
 import { seedDemo } from '../src/demo/seed-demo.ts';
 import { buildBareApp } from './lib/bare-server.ts';
+import { benchDataDir, removeDataDir, stopLeftoverPostmaster } from './lib/cluster.ts';
 import { describeLoad, loadSettings, runLoadProcess, table, writeJsonOut, type LoadSettings } from './lib/common.ts';
 import type { LoadResult } from './lib/load.ts';
+import { openScratchPostgres, serverVersion } from './lib/scratch-db.ts';
 
 export const PROJECTS_PATH = '/api/v1/projects';
 
@@ -70,62 +72,39 @@ async function measureProjects(database: Database, name: string, settings: LoadS
   return { run, workspaceId };
 }
 
-/** Removes what the PostgreSQL run created, so a shared database keeps no live benchmark key. */
-async function removeWorkspace(db: Kysely<DB>, workspaceId: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    for (const table of ['api_keys', 'topics', 'competitors', 'credit_ledger', 'credit_daily', 'credit_periods', 'projects'] as const) {
-      await trx.deleteFrom(table).where('workspace_id', '=', workspaceId).execute();
-    }
-    await trx.deleteFrom('workspaces').where('id', '=', workspaceId).execute();
-  });
-}
-
 export async function runProjectsBench(settings: LoadSettings = loadSettings(), log: (line: string) => void = console.log): Promise<ProjectsBenchResult> {
-  const pgliteMode = process.env.BENCH_PGLITE?.trim() || 'both';
-  if (!['disk', 'memory', 'both'].includes(pgliteMode)) throw new Error(`BENCH_PGLITE must be disk, memory or both, got "${pgliteMode}"`);
   log(`projects endpoint: ${describeLoad(settings)}`);
 
   log('  measuring bare Fastify GET /bare ...');
   const bare = await measure(buildBareApp(), 'bare Fastify', '/bare', settings);
 
   const projects: EndpointRun[] = [];
-  if (pgliteMode === 'disk' || pgliteMode === 'both') {
-    log('  measuring GET /api/v1/projects on PGlite (on disk, temp dir) ...');
-    const dir = mkdtempSync(join(tmpdir(), 'sightline-bench-'));
-    const database = await openPglite(dir);
+  {
+    log('  measuring GET /api/v1/projects on the embedded PostgreSQL (fresh data dir under .tmp/) ...');
+    const dir = benchDataDir('projects');
     try {
-      projects.push((await measureProjects(database, 'projects, PGlite on disk', settings)).run);
-    } finally {
-      await database.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
-  if (pgliteMode === 'memory' || pgliteMode === 'both') {
-    log('  measuring GET /api/v1/projects on PGlite (in memory) ...');
-    const database = await openPglite(undefined);
-    try {
-      projects.push((await measureProjects(database, 'projects, PGlite in memory', settings)).run);
-    } finally {
-      await database.close();
-    }
-  }
-  const url = process.env.DATABASE_URL?.trim();
-  if (url) {
-    log('  measuring GET /api/v1/projects on PostgreSQL (DATABASE_URL) ...');
-    const database = openPostgres(url);
-    let workspaceId: string | undefined;
-    try {
-      const measured = await measureProjects(database, 'projects, PostgreSQL', settings);
-      workspaceId = measured.workspaceId;
-      projects.push(measured.run);
-    } finally {
-      if (workspaceId) {
-        await removeWorkspace(database.db, workspaceId).catch((error: unknown) => {
-          console.warn(`warning: could not remove benchmark workspace ${workspaceId}: ${String(error)}`);
-        });
+      const database = await openEmbedded(dir);
+      try {
+        const { major } = await serverVersion(database.db);
+        projects.push((await measureProjects(database, `projects, embedded PostgreSQL ${major}`, settings)).run);
+      } finally {
+        await database.close();
       }
-      await database.close();
+    } finally {
+      await stopLeftoverPostmaster(dir);
+      removeDataDir(dir);
     }
+  }
+  const scratch = await openScratchPostgres('projects');
+  if (scratch) {
+    log(`  measuring GET /api/v1/projects on ${scratch.where} ...`);
+    try {
+      projects.push((await measureProjects(scratch.database, `projects, ${scratch.label}`, settings)).run);
+    } finally {
+      await scratch.close();
+    }
+  } else {
+    log('  PostgreSQL server: skipped (DATABASE_URL is not set)');
   }
 
   const ratios: Record<string, number> = {};

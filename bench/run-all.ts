@@ -1,12 +1,13 @@
 /**
- * `npm run bench`: runs bench/projects-endpoint.ts, then bench/startup.ts, each in its own process
- * (arguments such as --concurrency=8 are passed on), and prints one compact table.
+ * `npm run bench`: runs bench/projects-endpoint.ts, bench/startup.ts and bench/embedded.ts, each in
+ * its own process (arguments such as --concurrency=8 are passed on), and prints compact tables.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_DIR, ROOT, table } from './lib/common.ts';
+import type { EmbeddedBenchResult } from './embedded.ts';
 import type { ProjectsBenchResult } from './projects-endpoint.ts';
 import type { StartupBenchResult } from './startup.ts';
 
@@ -26,11 +27,15 @@ const t0 = performance.now();
 try {
   const projectsFile = join(work, 'projects.json');
   const startupFile = join(work, 'startup.json');
+  const embeddedFile = join(work, 'embedded.json');
   await runScript('projects-endpoint.ts', projectsFile);
   console.log('');
   await runScript('startup.ts', startupFile);
+  console.log('');
+  await runScript('embedded.ts', embeddedFile);
   const projects = JSON.parse(readFileSync(projectsFile, 'utf8')) as ProjectsBenchResult;
   const startup = JSON.parse(readFileSync(startupFile, 'utf8')) as StartupBenchResult;
+  const embedded = JSON.parse(readFileSync(embeddedFile, 'utf8')) as EmbeddedBenchResult;
 
   const s = projects.settings;
   console.log(`\n=== GET throughput, concurrency ${s.concurrency}, up to ${s.requests} requests or ${s.durationMs / 1000} s each`);
@@ -50,13 +55,23 @@ try {
       ],
     ),
   );
-  console.log(`\n=== start-up (spawn to first 200) and RSS; load: ${startup.loadRequests} requests at concurrency ${startup.concurrency}`);
+  console.log(`\n=== start-up (spawn to first 200) and RSS; load on the last restart: ${startup.loadRequests} requests at concurrency ${startup.concurrency}`);
   console.log(
     table(
-      ['server', 'start ms', 'RSS start MiB', 'RSS after load MiB', 'peak RSS MiB'],
-      [startup.bare, startup.first, startup.second].map((r) => [r.name, r.startMs, r.rssAfterStartMiB, r.rssAfterLoadMiB ?? '-', r.peakRssMiB]),
+      ['server', 'start ms', 'RSS start MiB', 'RSS after load MiB', 'cluster RSS after load MiB', 'peak RSS MiB'],
+      [...(startup.bare ? [startup.bare] : []), ...startup.first, ...startup.second].map((r) => [
+        r.name,
+        r.startMs,
+        r.rssAfterStartMiB,
+        r.rssAfterLoadMiB ?? '-',
+        r.clusterAfterLoad?.rssMiB ?? '-',
+        r.peakRssMiB,
+      ]),
     ),
   );
+  console.log(`median of ${startup.reps}: first start ${startup.firstMedianMs} ms, restart ${startup.secondMedianMs} ms`);
+  console.log(`\n=== embedded PostgreSQL against the server (bench/embedded.ts): the issue's targets`);
+  console.log(table(['target', 'met', 'figures'], embedded.verdicts.map((v) => [v.target, v.met ? 'met' : 'NOT MET', v.detail])));
   console.log(`\nwhole run: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 } finally {
   rmSync(work, { recursive: true, force: true });

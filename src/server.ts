@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
-import { openEmbeddedForServer, openPostgres, type Database } from './db/database.ts';
+import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { isEmpty, seedDemo } from './demo/seed-demo.ts';
 import { startWebhookWorker } from './webhooks/deliver-webhooks.ts';
@@ -16,7 +16,7 @@ export interface RunningServer {
 
 /** Opens the database, migrates, seeds the demo on an empty one, and listens. */
 export async function startServer(config: Config, print: (line: string) => void = console.log): Promise<RunningServer> {
-  const database = config.databaseUrl ? openPostgres(config.databaseUrl) : await openEmbeddedForServer(config.dataDir);
+  const database = await openDatabase(config);
   let redis: Redis | undefined;
   try {
     await migrateToLatest(database.db);
@@ -37,7 +37,7 @@ export async function startServer(config: Config, print: (line: string) => void 
     const address = await app.listen({ port: config.port, host: config.host });
     const stopWebhooks = startWebhookWorker(database.db, { onError: (error) => app.log.error({ err: error }, 'webhook delivery failed') });
     const url = config.publicUrl ?? address;
-    print(`Sightline is listening on ${address} (${database.kind} database${redis ? ', Redis rate limits' : ''})`);
+    print(`Sightline is listening on ${address} (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL server'}${redis ? ', Redis rate limits' : ''})`);
     return {
       app,
       database,
@@ -92,7 +92,7 @@ export async function openRedis(url: string, waitMs = 3_000): Promise<Redis> {
   return redis;
 }
 
-/** Stops on SIGINT/SIGTERM, closing the database cleanly (PGlite flushes to disk). */
+/** Stops on SIGINT/SIGTERM, closing the database cleanly (the embedded one stops if no other process uses it). */
 export function stopOnSignals(server: RunningServer): void {
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,87 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { cliEnv, json, run, scratchDataDir, startServer, stopServer } from './processes.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const cliPath = join(root, 'src', 'cli', 'main.ts');
-const serverPath = join(root, 'src', 'server.ts');
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-    if (input !== undefined) child.stdin!.end(input);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d) => (stdout += d));
-    child.stderr!.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** Runs a command that must succeed and returns its one JSON object. */
-async function json(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<any> {
-  const result = await run([...args, '--json'], env, input);
-  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
-  const lines = result.stdout.trim().split('\n');
-  assert.equal(lines.length, 1, 'exactly one JSON object on stdout');
-  const parsed = JSON.parse(lines[0]!);
-  assert.equal(typeof parsed, 'object');
-  assert.ok(parsed !== null && !Array.isArray(parsed));
-  return parsed;
-}
-
-function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [serverPath], { env: { ...env, PORT: '0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
-    const onData = (d: Buffer) => {
-      output += d;
-      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1]!, output: () => output });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
-  });
-}
-
-function stopServer(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
-const baseEnv = (dataDir: string): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  SIGHTLINE_DATA_DIR: dataDir,
-  SIGHTLINE_DEMO: '0',
-  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
-});
+const baseEnv = (dataDir: string): NodeJS.ProcessEnv => cliEnv(dataDir, { server: true });
 
 describe('the CLI', () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
 
   before(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'sightline-cli-'));
+    dataDir = scratchDataDir('cli');
     env = baseEnv(dataDir);
   });
   after(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -148,7 +78,7 @@ describe('the CLI while a server runs on the same database', () => {
   let server: Awaited<ReturnType<typeof startServer>>;
 
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'sightline-cli-srv-'));
+    dataDir = scratchDataDir('cli-srv');
     env = baseEnv(dataDir);
     server = await startServer(env);
   });

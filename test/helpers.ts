@@ -1,24 +1,55 @@
+import { randomBytes } from 'node:crypto';
 import { after, before } from 'node:test';
+import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { buildApp, type AppOptions } from '../src/app.ts';
 import { createApiKey } from '../src/auth/create-api-key.ts';
-import { openPglite, openPostgres, type Database } from '../src/db/database.ts';
+import { openPostgres, type Database } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { openEmbeddedTestDatabase } from './test-cluster.ts';
 import type { DB } from '../src/db/types.ts';
 import { addCompetitor } from '../src/projects/add-competitor.ts';
 import { createProject } from '../src/projects/create-project.ts';
 import { createWorkspace } from '../src/workspaces/create-workspace.ts';
 
 /**
- * A migrated database for one test file: PGlite in memory by default, the PostgreSQL server of
- * DATABASE_URL when set (shared by the files, so every test makes its own workspace).
+ * A migrated database for one test file: a fresh copy of the migrated template on the shared
+ * embedded PostgreSQL by default (test-cluster.ts), the PostgreSQL server of DATABASE_URL when set
+ * (shared by the files, so every test makes its own workspace).
  */
 export async function openTestDatabase(): Promise<Database> {
   const url = process.env.DATABASE_URL;
-  const database = url ? openPostgres(url, 4) : await openPglite(undefined);
+  if (!url) return openEmbeddedTestDatabase();
+  const database = openPostgres(url, 4);
   await migrateToLatest(database.db);
   return database;
+}
+
+/**
+ * A database of its own, for a test that reshapes tables: on the embedded cluster every test
+ * database is private already; on a server, a new database is made beside DATABASE_URL's.
+ */
+export async function openPrivateTestDatabase(): Promise<Database> {
+  const url = process.env.DATABASE_URL;
+  if (!url) return openEmbeddedTestDatabase();
+  const name = `sightline_private_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create database ${admin.escapeIdentifier(name)}`).finally(() => admin.end());
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  const database = openPostgres(target.href, 4);
+  await migrateToLatest(database.db);
+  return {
+    ...database,
+    async close() {
+      await database.close();
+      const dropper = new pg.Client({ connectionString: url });
+      await dropper.connect();
+      await dropper.query(`drop database if exists ${dropper.escapeIdentifier(name)} with (force)`).finally(() => dropper.end());
+    },
+  };
 }
 
 export const onPostgres = Boolean(process.env.DATABASE_URL);

@@ -1,20 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { openPglite, type Database } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
+import type { Database } from '../src/db/database.ts';
 import type { DB } from '../src/db/types.ts';
 import { up as rebuildRollups } from '../src/db/migrations/2026-11-22-0003-rollup-cube.ts';
 import { up as addSubjectCitations } from '../src/db/migrations/2026-11-22-0004-subject-citations.ts';
 import { seedDemo } from '../src/demo/seed-demo.ts';
 import { importRuns } from '../src/runs/import-runs.ts';
+import { openPrivateTestDatabase } from './helpers.ts';
 
-// The rebuild drops and recreates the rollup tables, so it runs on a private in-memory database.
+// The rebuild drops and recreates the rollup tables, so it runs on a private database.
 describe('rollups rebuilt from runs (migrations 0003 and 0004) equal rollups kept by the import', () => {
   let database: Database;
   before(async () => {
-    database = await openPglite(undefined);
-    await migrateToLatest(database.db);
+    database = await openPrivateTestDatabase();
   });
   after(async () => {
     await database.close();

@@ -30,6 +30,8 @@ export interface LoadResult {
   non200: number;
   /** Transport errors (reset, timeout...). */
   errors: number;
+  /** Of those, requests given no answer within REQUEST_TIMEOUT_MS (10 s). */
+  timeouts: number;
   statuses: Record<string, number>;
   elapsedMs: number;
   rps: number;
@@ -41,13 +43,16 @@ export interface LoadResult {
   firstError?: string;
 }
 
-const REQUEST_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 10_000;
+
+class RequestTimeout extends Error {}
 
 interface Phase {
   latencies: Float64Array;
   count: number;
   non200: number;
   errors: number;
+  timeouts: number;
   statuses: Map<number, number>;
   firstError: string | undefined;
   elapsedMs: number;
@@ -61,6 +66,7 @@ async function runPhase(spec: LoadSpec, agent: http.Agent, maxRequests: number, 
     count: 0,
     non200: 0,
     errors: 0,
+    timeouts: 0,
     statuses: new Map(),
     firstError: undefined,
     elapsedMs: 0,
@@ -89,6 +95,7 @@ async function runPhase(spec: LoadSpec, agent: http.Agent, maxRequests: number, 
         phase.latencies[i] = ms;
         if (status === undefined) {
           phase.errors++;
+          if (error instanceof RequestTimeout) phase.timeouts++;
           phase.firstError ??= error?.message ?? 'unknown error';
         } else {
           phase.statuses.set(status, (phase.statuses.get(status) ?? 0) + 1);
@@ -104,7 +111,7 @@ async function runPhase(spec: LoadSpec, agent: http.Agent, maxRequests: number, 
         res.on('end', () => done(res.statusCode));
         res.on('error', (error) => done(undefined, error));
       });
-      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
+      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new RequestTimeout(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
       req.on('error', (error) => done(undefined, error));
       req.end();
     });
@@ -142,6 +149,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       requests: phase.count,
       non200: phase.non200,
       errors: phase.errors,
+      timeouts: phase.timeouts,
       statuses: Object.fromEntries([...phase.statuses].map(([status, n]) => [String(status), n])),
       elapsedMs: round(phase.elapsedMs),
       rps: Math.round(phase.count / (phase.elapsedMs / 1000)),

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config.ts';
-import { openForCommand, type Database } from '../db/database.ts';
+import { openDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { AppError } from '../http/errors.ts';
 import { COMMANDS, type Command } from './commands.ts';
@@ -30,8 +30,8 @@ const USAGE = `usage: sightline <command> [options] [--json]
   webhook add --workspace ID --url U
   demo [--workspace ID]
 
-With --json each command prints exactly one JSON object on stdout. While a server runs on the same
-embedded data directory, commands work through it.`;
+With --json each command prints exactly one JSON object on stdout. Commands and a server share the
+embedded PostgreSQL of a data directory: whichever needs it first starts it.`;
 
 /** Runs one command line; returns the exit code. */
 export async function runCli(argv: string[], io: CliIo, config: Config = loadConfig()): Promise<number> {
@@ -52,7 +52,7 @@ export async function runCli(argv: string[], io: CliIo, config: Config = loadCon
       stopOnSignals(await startServer(config));
       return -1; // keeps running
     }
-    const database = await openForCommand(config);
+    const database = await openDatabase(config, 2);
     try {
       await migrateToLatest(database.db);
       const result = await command.run({ db: database.db, values, positionals, now: new Date() });

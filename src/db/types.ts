@@ -252,7 +252,7 @@ export interface ChangeEventsTable {
   subject_id: string;
   engine_id: string | null;
   summary: string;
-  /** JSON: pg and PGlite both parse jsonb; written as a JSON string. */
+  /** JSON: pg parses jsonb; written as a JSON string. */
   detail: ColumnType<Record<string, unknown>, string, string>;
   detected_at: ColumnType<Date, Date | undefined, never>;
 }

@@ -95,7 +95,7 @@ export async function importRuns(
   // Change events of the days that received runs (and the days compared with them).
   if (landedDays.size > 0) await detectChanges(db, projectId, landedDays);
   // A large import changes the tables' shape: refresh the planner's statistics now rather than
-  // wait for autovacuum (which PGlite does not run, and a server may have turned off).
+  // wait for autovacuum (which a server may have turned off).
   if (result.imported >= ANALYZE_AFTER) {
     await sql`analyze runs, run_mentions, run_citations, cited_urls, run_rollup, subject_rollup, citation_rollup`.execute(db);
   }
