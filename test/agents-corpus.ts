@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 
-/** The shared real-world corpus of user agents and referrers: ../shared/testdata/agents/ (see its SOURCES.md). */
-const CORPUS = new URL('../../shared/testdata/agents/', import.meta.url);
+/** The real-world corpus of user agents and referrers, kept in the repository: test/fixtures/agents/ (see its SOURCES.md). */
+const CORPUS = new URL('./fixtures/agents/', import.meta.url);
 
 /** Rows of a corpus TSV: `#` comment lines (anywhere) and the header row skipped, tab-separated. */
 export function readTsv(file: string): string[][] {

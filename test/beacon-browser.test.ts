@@ -63,8 +63,11 @@ describe('the beacon snippet in Chromium', { skip: available ? false : `${CHROMI
     await database?.close();
   });
 
+  /** AI visits stored for the brand, all days, pages and platforms. */
   const visits = async () =>
-    (await database.db.selectFrom('traffic_hits').select(['platform', 'path', 'source']).where('project_id', '=', projectId).execute()).length;
+    Number(
+      (await database.db.selectFrom('traffic_daily').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('hits'), eb.lit(0)).as('n')).where('project_id', '=', projectId).where('kind', '=', 'visit').executeTakeFirstOrThrow()).n,
+    );
 
   async function load(attributes: string, init?: (page: Page) => Promise<unknown>) {
     pageHtml = `<!doctype html><html><head><title>Brand</title>
@@ -91,10 +94,8 @@ describe('the beacon snippet in Chromium', { skip: available ? false : `${CHROMI
   test('an AI-referred page view arrives, from the service host the script was loaded from', async () => {
     const { added } = await load(`data-project="${projectId}"`);
     assert.equal(added, 1);
-    const rows = await database.db.selectFrom('traffic_hits').selectAll().where('project_id', '=', projectId).execute();
-    assert.equal(rows[0]!.platform, 'openai');
-    assert.equal(rows[0]!.path, '/pricing');
-    assert.equal(rows[0]!.source, 'beacon');
+    const rows = await database.db.selectFrom('traffic_daily').selectAll().where('project_id', '=', projectId).execute();
+    assert.deepEqual(rows.map((r) => [r.kind, r.platform, r.bot, r.path, r.hits]), [['visit', 'openai', '', '/pricing', 1]]);
   });
 
   test('Global Privacy Control and DNT: 1 send nothing', async () => {

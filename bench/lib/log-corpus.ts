@@ -1,6 +1,6 @@
 /**
  * Realistic ingest bodies for bench/ingest.ts, built from the real log lines in
- * shared/testdata/logs/ (Apache/nginx combined lines, Caddy JSON access lines bare, behind a
+ * test/fixtures/logs/ (Apache/nginx combined lines, Caddy JSON access lines bare, behind a
  * docker-compose prefix and in Caddy's console encoding), mixed deterministically:
  *
  * - ordinary traffic (browsers, search bots, curl...), most of the lines;
@@ -22,7 +22,7 @@ import { parseLogLine } from '../../src/traffic/parse-log-line.ts';
 import { ROOT } from './common.ts';
 import { mulberry32 } from '../../src/demo/prng.ts';
 
-export const CORPUS_DIR = process.env.BENCH_LOG_CORPUS ?? join(ROOT, '..', 'shared', 'testdata', 'logs');
+export const CORPUS_DIR = process.env.BENCH_LOG_CORPUS ?? join(ROOT, 'test', 'fixtures', 'logs');
 
 /** Just under the 2 MiB ingest body limit (2,097,152 bytes). */
 export const BODY_BYTES = 2_097_152 - 1_024;

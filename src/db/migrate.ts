@@ -7,6 +7,7 @@ import * as subjectCitations from './migrations/2026-11-22-0004-subject-citation
 import * as changeEvents from './migrations/2026-11-22-0005-change-events.ts';
 import * as traffic from './migrations/2026-11-22-0006-traffic.ts';
 import * as webhooks from './migrations/2026-11-22-0007-webhooks.ts';
+import * as trafficBounds from './migrations/2026-11-23-0008-traffic-bounds.ts';
 
 /** Every migration, in order. A static list: no directory scanning, works the same everywhere. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22-0005-change-events': changeEvents,
   '2026-11-22-0006-traffic': traffic,
   '2026-11-22-0007-webhooks': webhooks,
+  '2026-11-23-0008-traffic-bounds': trafficBounds,
 };
 
 const provider: MigrationProvider = {

@@ -25,7 +25,6 @@ export interface DB {
   citation_rollup: CitationRollupTable;
   change_events: ChangeEventsTable;
   ingest_lines: IngestLinesTable;
-  traffic_hits: TrafficHitsTable;
   traffic_daily: TrafficDailyTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -259,23 +258,11 @@ export interface ChangeEventsTable {
 
 export interface IngestLinesTable {
   project_id: string;
+  /** SHA-256 of the raw line, hex. */
   line_hash: string;
-  created_at: CreatedAt;
-}
-
-export interface TrafficHitsTable {
-  id: string;
-  workspace_id: string;
-  project_id: string;
-  kind: 'crawler' | 'visit';
-  source: string;
-  at: Date;
+  /** The UTC day of the line's own time: the hash is pruned once that day leaves the ingest window. */
   day: Day;
-  platform: string;
-  /** The crawler's name; '' for a visit. */
-  bot: string;
-  path: string;
-  session_id: string | null;
+  created_at: CreatedAt;
 }
 
 export interface TrafficDailyTable {
@@ -283,7 +270,9 @@ export interface TrafficDailyTable {
   day: Day;
   kind: 'crawler' | 'visit';
   platform: string;
+  /** The crawler's name; '' for a visit. */
   bot: string;
+  /** The page without its query; '(other)' for pages past the per-day cap. */
   path: string;
   hits: number;
 }

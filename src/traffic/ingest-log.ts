@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB, ProjectRow } from '../db/types.ts';
+import { utcDay } from '../usage/calendar.ts';
 import { classifyReferral } from './ai-referrals.ts';
+import { ingestWindow } from './ingest-window.ts';
 import { matchCrawler } from './match-crawler.ts';
 import { parseLogLine } from './parse-log-line.ts';
-import { pathOf, recordTraffic, type TrafficHit } from './record-traffic.ts';
+import { pathOf } from './path-of.ts';
+import { recordTraffic, type TrafficHit } from './record-traffic.ts';
 
 /** Longest line read (public-interface section 8); a longer one is dropped, the rest processed. */
 export const MAX_LINE_LENGTH = 16_384;
@@ -18,20 +21,28 @@ export interface IngestCounts {
   duplicates: number;
 }
 
-/** Why a line does not count. Each reason has its own test. */
-export type DropReason = 'too_long' | 'unparsed' | 'not_ai';
+/**
+ * Why a line does not count. Each reason has its own test. `too_old`: dated before the ingest
+ * window (INGEST_WINDOW_DAYS, which also covers absurd years such as 0000); `in_future`: dated
+ * more than FUTURE_TOLERANCE_MS after now (year 99999 included).
+ */
+export type DropReason = 'too_long' | 'unparsed' | 'too_old' | 'in_future' | 'not_ai';
 
 export type Classified = { hit: TrafficHit; line: string } | { drop: DropReason };
 
 /**
- * One log line through the pipeline: size, grammar, then an AI crawler by user agent, else an
- * AI-referred visit by referrer or landing URL, else dropped. Pure: no storage.
+ * One log line through the pipeline: size, grammar, time (the line's own, else now) within the
+ * ingest window, then an AI crawler by user agent, else an AI-referred visit by referrer or landing
+ * URL, else dropped. Pure: no storage.
  */
 export function classifyLine(line: string, source: string, project: Pick<ProjectRow, 'domain'>, now: Date): Classified {
   if (line.length > MAX_LINE_LENGTH) return { drop: 'too_long' };
   const entry = parseLogLine(line);
   if (!entry) return { drop: 'unparsed' };
   const at = entry.at && !Number.isNaN(entry.at.getTime()) ? entry.at : now;
+  const window = ingestWindow(now);
+  if (at > window.latest) return { drop: 'in_future' };
+  if (utcDay(at) < window.firstDay) return { drop: 'too_old' };
   const path = pathOf(entry.target);
   const crawler = entry.userAgent ? matchCrawler(entry.userAgent) : undefined;
   if (crawler) {
@@ -55,7 +66,8 @@ function landingUrl(host: string, target: string): string | null {
 /**
  * A whole upload, all or nothing: the hits and the hashes of their lines commit together, and a
  * line whose hash the project has already seen counts as a duplicate (the database's unique key
- * decides, so concurrent overlapping uploads never double-count).
+ * decides, so concurrent overlapping uploads never double-count). Each hash is stored with its
+ * line's day, for pruning (prune-traffic.ts).
  */
 export async function ingestLog(db: Kysely<DB>, project: ProjectRow, body: string, source: string, now: Date): Promise<IngestCounts> {
   const counts: IngestCounts = { linesRead: 0, crawlerHits: 0, aiVisits: 0, dropped: 0, duplicates: 0 };
@@ -80,7 +92,7 @@ export async function ingestLog(db: Kysely<DB>, project: ProjectRow, body: strin
     for (let i = 0; i < hashes.length; i += 1_000) {
       const rows = await tx
         .insertInto('ingest_lines')
-        .values(hashes.slice(i, i + 1_000).map((line_hash) => ({ project_id: project.id, line_hash })))
+        .values(hashes.slice(i, i + 1_000).map((line_hash) => ({ project_id: project.id, line_hash, day: utcDay(accepted.get(line_hash)!.at) })))
         .onConflict((oc) => oc.columns(['project_id', 'line_hash']).doNothing())
         .returning('line_hash')
         .execute();
@@ -96,7 +108,7 @@ export async function ingestLog(db: Kysely<DB>, project: ProjectRow, body: strin
       if (hit.kind === 'crawler') counts.crawlerHits++;
       else counts.aiVisits++;
     }
-    await recordTraffic(tx, project.workspace_id, project.id, hits);
+    await recordTraffic(tx, project.id, hits);
   });
   return counts;
 }

@@ -1,17 +1,31 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { col, readTsv } from '../../test/agents-corpus.ts';
-import { CRAWLERS, PLATFORMS, REGISTRY_SCHEMA_VERSION } from './crawler-registry.ts';
+import { buildRegistry } from './build-registry.ts';
+import { CRAWLERS, PLATFORMS, REGISTRY_OVERLAY, REGISTRY_SCHEMA_VERSION, ROBOTS_TXT_TOKENS, UPSTREAM_AGENTS } from './crawler-registry.ts';
 import { matchCrawler } from './match-crawler.ts';
 
-
 /** Names in ai.robots.txt that are ordinary words or software names; never matched on their own. */
-const GENERIC_NAMES = ['spider', 'code', 'operator', 'cursor', 'openai', 'lcc', 'trae', 'scrapy', 'exabot', 'gemini', 'bot', 'agent'];
+const GENERIC_NAMES = ['spider', 'code', 'cursor', 'openai', 'lcc', 'trae', 'scrapy', 'gemini', 'bot', 'agent'];
+
+const ROBOTS_JSON: Record<string, unknown> = JSON.parse(readFileSync(new URL('./vendor/ai-robots-txt/robots.json', import.meta.url), 'utf8'));
+
+/** User agents that name an agent the ways real ones do: inside `compatible;`, in a Chrome UA, as the product. */
+function realisticUserAgents(name: string): string[] {
+  const product = /[/ ]v?\d+(\.\d+)*$/.test(name) ? name : `${name}/1.0`;
+  return [
+    `Mozilla/5.0 (compatible; ${product}; +https://example.com/bot)`,
+    `Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ${product}; +https://example.com/bot) Chrome/131.0.0.0 Safari/537.36`,
+    `${product} (+https://example.com/bot.html)`,
+  ];
+}
 
 describe('crawler registry', () => {
   test('schema version and shape', () => {
     assert.equal(REGISTRY_SCHEMA_VERSION, 1);
+    assert.ok(CRAWLERS.every((c) => c.matchCase === undefined || c.matchCase === true));
     assert.ok(CRAWLERS.length > 50);
     for (const c of CRAWLERS) {
       assert.ok(c.name.trim() !== '' && c.name === c.name.trim(), `name "${c.name}"`);
@@ -111,7 +125,7 @@ describe('matchCrawler on the corpus', () => {
       [...unmatched].sort(),
       [
         'Anthropic-Claude', 'Bard-AI', 'ChatGPT-Browser', 'Character-AI', 'Cohere-Command', 'Gemini-AI', 'Google-Extended',
-        'GoogleAgent-Search', 'GrokBot', 'Groq-Bot', 'HuggingFace-Bot', 'Operator', 'PerplexityUser', 'Replicate-Bot',
+        'GoogleAgent-Search', 'GrokBot', 'Groq-Bot', 'HuggingFace-Bot', 'PerplexityUser', 'Replicate-Bot',
         'RunPod-Bot', 'Together-Bot', 'xAI-Bot', 'xAI-SearchBot',
       ].sort(),
     );
@@ -139,7 +153,6 @@ describe('matchCrawler decisions and hard negatives', () => {
       'OpenAI/JS 4.77.0',
       'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Code/1.115.0 Chrome/142.0.7444.265 Electron/39.8.5 Safari/537.36',
       'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Cursor/1.2.0 Chrome/132.0.0.0 Electron/34.0.0 Safari/537.36',
-      'Mozilla/5.0 (compatible; Operator/1.0; +https://www.example.com/bot.html)',
       'LCC/1.0',
       'Applebot-Extended',
       'Google-Extended',
@@ -226,7 +239,7 @@ describe('matchCrawler properties', () => {
     fc.assert(
       fc.property(fc.constantFrom(...CRAWLERS), filler, separator, separator, filler, (c, pre, s1, s2, post) => {
         assert.equal(matchCrawler(pre + s1 + c.name + s2 + post), c);
-        assert.equal(matchCrawler(pre + s1 + c.name.toUpperCase() + s2 + post), c);
+        assert.equal(matchCrawler(pre + s1 + c.name.toUpperCase() + s2 + post), c.matchCase ? undefined : c);
       }),
     );
   });
@@ -239,5 +252,82 @@ describe('matchCrawler properties', () => {
         assert.equal(matchCrawler(pre + c.name + post), undefined, pre + c.name + post);
       }),
     );
+  });
+});
+
+describe('the ai.robots.txt agent list (vendor/ai-robots-txt/robots.json)', () => {
+  test('regression: 68 of the 166 ai.robots.txt agents named in a user agent were not recognised', () => {
+    const names = Object.keys(ROBOTS_JSON);
+    assert.equal(names.length, 166);
+    assert.deepEqual(UPSTREAM_AGENTS.map((a) => a.name), names, 'every upstream name has a verdict, in order');
+    const matched = UPSTREAM_AGENTS.filter((a) => a.status === 'matched');
+    const missed: string[] = [];
+    for (const agent of matched) {
+      for (const ua of realisticUserAgents(agent.name)) if (matchCrawler(ua)?.token !== agent.token) missed.push(`${agent.name}: ${ua} -> ${matchCrawler(ua)?.name}`);
+    }
+    console.log(`ai.robots.txt: ${matched.length}/${names.length} names matched in user agents, ${ROBOTS_TXT_TOKENS.length} robots.txt-only, ${UPSTREAM_AGENTS.filter((a) => a.status === 'not-matched').length} not matched`);
+    assert.deepEqual(missed, []);
+    assert.equal(matched.length, 156);
+    for (const name of ['ChatGPT Agent', 'Operator', 'NotebookLM', 'ExaBot', 'kagi-fetcher', 'Bravebot', 'CloudVertexBot', 'Crawl4AI', 'Brightbot 1.0', 'iaskspider/2.0', 'Meta-ExternalAgent']) {
+      assert.ok(matched.some((a) => a.name === name), name);
+    }
+  });
+
+  test('robots.txt-only tokens are listed as such and never matched', () => {
+    assert.deepEqual(ROBOTS_TXT_TOKENS.map((t) => [t.name, t.platform, t.token]), [['Applebot-Extended', 'apple', 'applebot-extended'], ['Google-Extended', 'google', 'google-extended']]);
+    for (const token of ROBOTS_TXT_TOKENS) {
+      assert.equal(token.platformLabel, PLATFORMS[token.platform]);
+      assert.ok(!CRAWLERS.some((c) => c.token === token.token));
+      for (const ua of realisticUserAgents(token.name)) assert.equal(matchCrawler(ua), undefined, ua);
+    }
+  });
+
+  // Pinned so that not matching an upstream name is a deliberate decision, with its reason.
+  test('the upstream names not matched are these, each with a reason, and a UA naming them matches nothing', () => {
+    const notMatched = UPSTREAM_AGENTS.filter((a) => a.status === 'not-matched');
+    assert.deepEqual(notMatched.map((a) => a.name).sort(), ['Code', 'Cursor', 'LCC', 'OpenAI', 'Scrapy', 'Spider', 'Trae', 'facebookexternalhit'].sort());
+    for (const agent of notMatched) {
+      assert.ok((agent.note ?? '').length > 10, agent.name);
+      for (const ua of realisticUserAgents(agent.name)) assert.equal(matchCrawler(ua), undefined, ua);
+    }
+  });
+
+  test('ExaBot is matched only as written: Exalead search is Exabot', () => {
+    assert.equal(matchCrawler('Mozilla/5.0 (compatible; ExaBot/1.0; +https://exa.ai/bot)')?.platform, 'exa');
+    assert.equal(matchCrawler('Mozilla/5.0 (compatible; Exabot/3.0; +http://www.exabot.com/go/robot)'), undefined);
+    assert.equal(matchCrawler('Mozilla/5.0 (compatible; EXABOT/3.0)'), undefined);
+  });
+
+  test('a new upstream agent is matched without an edit: platform other, a purpose from its description; versions and case variants fold', () => {
+    const next = {
+      ...ROBOTS_JSON,
+      'Brand-New-Agent': { operator: 'Unclear at this time.', function: 'AI Assistants', description: '' },
+      'brand-new-agent': { function: 'AI Assistants' },
+      'Brand-New-Agent/2.0': { function: 'AI Assistants' },
+      'FreshScraper': { function: 'AI Data Scrapers' },
+      'FreshIndexer 1.0': { function: 'AI Search Crawlers' },
+    };
+    const registry = buildRegistry(next, REGISTRY_OVERLAY);
+    const find = (token: string) => registry.crawlers.find((c) => c.token === token);
+    assert.deepEqual(find('brand-new-agent'), { name: 'Brand-New-Agent', platform: 'other', platformLabel: PLATFORMS.other, token: 'brand-new-agent', purpose: 'user' });
+    assert.equal(find('freshscraper')?.purpose, 'training');
+    assert.equal(find('freshindexer 1.0')?.purpose, 'search', 'a version of nothing listed keeps its whole name');
+    assert.equal(registry.crawlers.filter((c) => c.token.startsWith('brand-new-agent')).length, 1);
+    assert.deepEqual(
+      registry.upstream.filter((a) => a.token === 'brand-new-agent').map((a) => [a.name, a.note]),
+      [['Brand-New-Agent', undefined], ['brand-new-agent', 'another spelling of Brand-New-Agent'], ['Brand-New-Agent/2.0', 'a version of brand-new-agent']],
+    );
+    assert.equal(registry.crawlers.length, CRAWLERS.length + 3);
+    assert.throws(() => buildRegistry([], REGISTRY_OVERLAY), /not an object/);
+    assert.throws(() => buildRegistry({ ' padded': {} }, REGISTRY_OVERLAY), /blank or padded/);
+    assert.throws(() => buildRegistry(ROBOTS_JSON, { ...REGISTRY_OVERLAY, curated: { x: { name: 'X', platform: 'nowhere', purpose: 'user' } } }), /nowhere/);
+  });
+
+  test('our own names (absent upstream) stay, and every curated name is used', () => {
+    for (const token of REGISTRY_OVERLAY.ownNames) assert.ok(CRAWLERS.some((c) => c.token === token), token);
+    const upstreamTokens = new Set(UPSTREAM_AGENTS.map((a) => a.token));
+    for (const token of Object.keys(REGISTRY_OVERLAY.curated)) {
+      assert.ok(upstreamTokens.has(token) || REGISTRY_OVERLAY.ownNames.includes(token), `${token} is curated but neither upstream nor ours`);
+    }
   });
 });

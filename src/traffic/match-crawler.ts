@@ -9,7 +9,7 @@ import { CRAWLERS, type Crawler } from './crawler-registry.ts';
  * `(` `)` `+` `@` `,` and so on. User-agents are ASCII by grammar, so non-ASCII characters (junk)
  * separate too.
  */
-const NAME_CHARS = 'a-z0-9._-';
+export const NAME_CHARS = 'a-z0-9._-';
 
 const BY_TOKEN: ReadonlyMap<string, Crawler> = new Map(CRAWLERS.map((c) => [c.token, c]));
 
@@ -20,12 +20,13 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * two tokens could start at the same place the most specific wins; across places the leftmost token
  * wins (the UA's own product token comes before the comments and URLs that may repeat other names,
  * e.g. `Claude-User (claude-code/2.1.86; ...)`). No `g` flag: `exec` keeps no state between calls.
- * Case-insensitive without the `u` flag: non-ASCII characters never fold onto ASCII letters.
+ * Case-insensitive without the `u` flag: non-ASCII characters never fold onto ASCII letters. A
+ * crawler marked `matchCase` is matched only as its name is written (`ExaBot`, not Exalead's `Exabot`).
  */
 const CRAWLER_PATTERN = new RegExp(
-  `(?<![${NAME_CHARS}])(?:${[...BY_TOKEN.keys()]
-    .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
-    .map(escapeRegExp)
+  `(?<![${NAME_CHARS}])(?:${[...BY_TOKEN.values()]
+    .sort((a, b) => b.token.length - a.token.length || (a.token < b.token ? -1 : 1))
+    .map((c) => (c.matchCase ? `(?-i:${escapeRegExp(c.name)})` : escapeRegExp(c.token)))
     .join('|')})(?![${NAME_CHARS}])`,
   'i',
 );

@@ -6,9 +6,10 @@ import fc from 'fast-check';
 import { parseLogLine, type LogEntry } from './parse-log-line.ts';
 
 // ---------------------------------------------------------------------------------------------
-// The real corpus (/work/shared/testdata/logs): every file, with its manifest where it has one.
+// The real corpus (test/fixtures/logs, a copy of the project's shared log corpus; see its SOURCES.md):
+// every file, with its manifest where it has one.
 
-const CORPUS = new URL('../../../shared/testdata/logs/', import.meta.url);
+const CORPUS = new URL('../../test/fixtures/logs/', import.meta.url);
 
 function corpusLines(file: string): string[] {
   const lines = readFileSync(new URL(file, CORPUS), 'utf8').split('\n');

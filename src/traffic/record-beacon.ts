@@ -2,12 +2,14 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { hostIsUnder } from '../runs/classify-url.ts';
 import { classifyReferral } from './ai-referrals.ts';
-import { pathOf, recordTraffic } from './record-traffic.ts';
+import { pathOf } from './path-of.ts';
+import { recordTraffic } from './record-traffic.ts';
 
 export interface BeaconHit {
   projectId: string;
   url: string;
   referrer?: string | null | undefined;
+  /** Accepted (spec 4.10) and not stored: the report counts views, not sessions. */
   sessionId?: string | null | undefined;
 }
 
@@ -27,15 +29,13 @@ export async function recordBeacon(
 ): Promise<{ tracked: true } | { tracked: false; reason: BeaconDrop }> {
   const originHost = hostOf(origin);
   if (!originHost) return { tracked: false, reason: 'no_origin' };
-  const project = await db.selectFrom('projects').select(['id', 'workspace_id', 'domain']).where('id', '=', hit.projectId).executeTakeFirst();
+  const project = await db.selectFrom('projects').select(['id', 'domain']).where('id', '=', hit.projectId).executeTakeFirst();
   if (!project) return { tracked: false, reason: 'unknown_brand' };
   if (!hostIsUnder(originHost, project.domain)) return { tracked: false, reason: 'origin_mismatch' };
   const referral = classifyReferral(hit.referrer ?? null, hit.url);
   if (!referral) return { tracked: false, reason: 'not_ai' };
   await db.transaction().execute((tx) =>
-    recordTraffic(tx, project.workspace_id, project.id, [
-      { kind: 'visit', source: 'beacon', at: now, platform: referral.platform, bot: '', path: pathOf(hit.url), sessionId: hit.sessionId ?? null },
-    ]),
+    recordTraffic(tx, project.id, [{ kind: 'visit', source: 'beacon', at: now, platform: referral.platform, bot: '', path: pathOf(hit.url) }]),
   );
   return { tracked: true };
 }

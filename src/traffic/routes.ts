@@ -13,7 +13,7 @@ import { bearerSecurity, Envelope, IsoDate, projectErrors, Uuid } from '../http/
 import { findVisibleProject } from '../projects/find-visible-project.ts';
 import { BEACON_SCRIPT } from './beacon-script.ts';
 import { renderBotsPage } from './bots-page.ts';
-import { CRAWLERS, PLATFORMS, REGISTRY_SCHEMA_VERSION } from './crawler-registry.ts';
+import { CRAWLERS, PLATFORMS, REGISTRY_SCHEMA_VERSION, ROBOTS_TXT_TOKENS } from './crawler-registry.ts';
 import { getTraffic } from './get-traffic.ts';
 import { ingestLog } from './ingest-log.ts';
 import { recordBeacon } from './record-beacon.ts';
@@ -33,12 +33,38 @@ interface Deps {
 
 const baseUrl = (request: FastifyRequest, publicUrl: string | undefined) => publicUrl ?? `${request.protocol}://${request.host}`;
 
+/** An error status in a route's schema: the shared error body (so the OpenAPI document lists it). */
+const errorResponse = (description: string) => ({ ...Type.Ref('ErrorBody'), description });
+
+/** What the beacon answers besides 200 (its body is JSON sent as text/plain or application/json). */
+const beaconErrors = {
+  400: errorResponse('the body is not JSON, or a field is missing or invalid; `error.details` names each field. Says nothing about the brand'),
+  413: errorResponse('the body is over 8 KiB'),
+  415: errorResponse('the body is neither application/json nor text/plain'),
+  429: errorResponse('more than 120 beacons a minute from this client address; see the retry-after header (seconds)'),
+  500: errorResponse('unexpected server error; retry with backoff'),
+};
+
+/** What ingest answers besides the authenticated project errors. */
+const ingestErrors = {
+  413: errorResponse('the body is over 2 MiB (2,097,152 bytes); nothing is stored'),
+  415: errorResponse('the body is not text/plain (or application/json, application/x-ndjson, application/octet-stream, all read as text)'),
+};
+
 const Crawler = Type.Object({
   name: Type.String({ description: 'canonical bot name as it appears in the user-agent' }),
   platform: Type.String({ description: 'machine key' }),
   platformLabel: Type.String(),
   token: Type.String({ description: 'lowercase substring matched in the user-agent' }),
   purpose: Type.String({ description: 'training, search, user (user-initiated fetch) or agent' }),
+  matchCase: Type.Optional(Type.Boolean({ description: 'present (true) when the name is matched only as written, not case-insensitively' })),
+});
+
+const RobotsTxtToken = Type.Object({
+  name: Type.String({ description: 'the robots.txt user-agent token' }),
+  platform: Type.String({ description: 'machine key' }),
+  platformLabel: Type.String(),
+  token: Type.String({ description: 'the name lower-cased; never matched in user agents' }),
 });
 
 /** Public traffic doors: the crawler registry, the snippet and the beacon. */
@@ -59,6 +85,9 @@ export async function publicTrafficRoutes(app: FastifyInstance, deps: Deps): Pro
               count: Type.Integer(),
               bots: Type.Array(Crawler),
               platforms: Type.Record(Type.String(), Type.String()),
+              robotsTxtOnly: Type.Array(RobotsTxtToken, {
+                description: 'robots.txt tokens that no crawler sends in its user-agent (e.g. Google-Extended): for robots.txt, not for matching; not in `bots` or `count`',
+              }),
             },
             { title: 'CrawlerRegistry' },
           ),
@@ -71,8 +100,9 @@ export async function publicTrafficRoutes(app: FastifyInstance, deps: Deps): Pro
         schemaVersion: REGISTRY_SCHEMA_VERSION,
         source: `${baseUrl(request, deps.publicUrl)}/bots`,
         count: CRAWLERS.length,
-        bots: CRAWLERS.map((c) => ({ name: c.name, platform: c.platform, platformLabel: c.platformLabel, token: c.token, purpose: c.purpose })),
+        bots: CRAWLERS.map((c) => ({ name: c.name, platform: c.platform, platformLabel: c.platformLabel, token: c.token, purpose: c.purpose, ...(c.matchCase ? { matchCase: true } : {}) })),
         platforms: { ...PLATFORMS },
+        robotsTxtOnly: ROBOTS_TXT_TOKENS.map((t) => ({ name: t.name, platform: t.platform, platformLabel: t.platformLabel, token: t.token })),
       };
     },
   );
@@ -120,7 +150,7 @@ export async function publicTrafficRoutes(app: FastifyInstance, deps: Deps): Pro
             referrer: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
             sessionId: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
           }),
-          response: { 200: Envelope(Type.Object({ tracked: Type.Boolean() })) },
+          response: { 200: Envelope(Type.Object({ tracked: Type.Boolean() })), ...beaconErrors },
         },
       },
       async (request) => {
@@ -133,7 +163,10 @@ export async function publicTrafficRoutes(app: FastifyInstance, deps: Deps): Pro
 
 /** Authenticated traffic routes: server-log ingest (scope `ingest`) and the traffic report (`read`). */
 export async function trafficRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
-  for (const type of ['application/x-ndjson', 'application/octet-stream']) {
+  // Log text under any of these types is read as text. JSON too: a body of Caddy lines is JSON Lines,
+  // which a JSON parser would refuse (several lines) or turn into an object that is no text (one line).
+  app.removeContentTypeParser('application/json');
+  for (const type of ['application/json', 'application/x-ndjson', 'application/octet-stream']) {
     app.addContentTypeParser(type, { parseAs: 'string', bodyLimit: INGEST_BODY_LIMIT }, (_request, body, done) => done(null, body));
   }
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -160,11 +193,14 @@ export async function trafficRoutes(app: FastifyInstance, deps: Deps): Promise<v
               linesRead: Type.Integer({ description: 'non-empty lines' }),
               crawlerHits: Type.Integer(),
               aiVisits: Type.Integer(),
-              dropped: Type.Integer({ description: 'neither an AI crawler nor an AI-referred visit, unreadable, or too long' }),
+              dropped: Type.Integer({
+                description: 'neither an AI crawler nor an AI-referred visit, unreadable, too long, or dated outside the window (90 days back, one day ahead)',
+              }),
               duplicates: Type.Integer({ description: 'lines this project had already received' }),
             }),
           ),
           ...projectErrors,
+          ...ingestErrors,
         },
       },
     },
