@@ -3,8 +3,9 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { DB } from './db/types.ts';
+import type { TrustProxy } from './config.ts';
 import { authPlugin } from './auth/auth-plugin.ts';
-import { installErrorHandling } from './http/error-handler.ts';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { openApiRoute } from './http/openapi-route.ts';
 import { registerKeyRateLimit } from './http/rate-limit.ts';
@@ -26,8 +27,8 @@ export interface AppOptions {
   now?: () => Date;
   /** The service's base address for documents it serves; derived from the request when unset. */
   publicUrl?: string | undefined;
-  /** Behind a load balancer: take the client address from X-Forwarded-For. */
-  trustProxy?: boolean | undefined;
+  /** Behind a load balancer: which X-Forwarded-For hops to believe (config.ts `TrustProxy`). */
+  trustProxy?: TrustProxy | true | undefined;
 }
 
 /** Paths anyone may call, from any origin. Everything else needs a key and sends no CORS headers. */
@@ -39,7 +40,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Query strings and bodies are checked by the route schemas; every offending field is named.
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
     routerOptions: { ignoreTrailingSlash: true },
-    trustProxy: options.trustProxy ?? false,
+    trustProxy: fastifyTrustProxy(options.trustProxy),
+    frameworkErrors,
+    clientErrorHandler,
   });
   const deps = { db: options.db, now: options.now ?? (() => new Date()), redis: options.redis, publicUrl: options.publicUrl };
 
@@ -70,4 +73,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   return app;
+}
+
+/** SIGHTLINE_TRUST_PROXY for Fastify: a hop count believes that many proxies nearest the service. */
+function fastifyTrustProxy(trust: AppOptions['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return trust ?? false;
 }

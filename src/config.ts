@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
+import { parseResolveMap, ResolveMapError, type ResolveMap } from './outbound/resolve-map.ts';
 
 /** Everything the service reads from its environment, validated once at start-up. */
 export interface Config {
@@ -11,9 +13,18 @@ export interface Config {
   demo: boolean;
   publicUrl: string | undefined;
   logLevel: string;
-  /** Trust X-Forwarded-For from a proxy in front (client addresses for the beacon's rate limit). */
-  trustProxy: boolean;
+  /** `pretty` (lines for a person) on a terminal, `json` otherwise; LOG_FORMAT overrides. */
+  logFormat: 'pretty' | 'json';
+  /**
+   * Proxies in front whose X-Forwarded-For is believed (client addresses, for the beacon's rate
+   * limit): false, a number of hops, or the trusted proxies' addresses and CIDR ranges.
+   */
+  trustProxy: TrustProxy;
+  /** SIGHTLINE_RESOLVE: hosts mapped to addresses for outbound requests (they may be private). */
+  resolve: ResolveMap;
 }
+
+export type TrustProxy = false | number | string[];
 
 export class ConfigError extends Error {}
 
@@ -28,8 +39,48 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demo: parseFlag('SIGHTLINE_DEMO', env.SIGHTLINE_DEMO, databaseUrl === undefined),
     publicUrl: parsePublicUrl(nonEmpty(env.SIGHTLINE_PUBLIC_URL)),
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
-    trustProxy: parseFlag('SIGHTLINE_TRUST_PROXY', env.SIGHTLINE_TRUST_PROXY, false),
+    logFormat: parseLogFormat(nonEmpty(env.LOG_FORMAT)),
+    trustProxy: parseTrustProxy(nonEmpty(env.SIGHTLINE_TRUST_PROXY)),
+    resolve: parseResolve(env.SIGHTLINE_RESOLVE),
   };
+}
+
+/**
+ * SIGHTLINE_TRUST_PROXY: `0` (default) trusts no proxy; `1` or `true` one proxy hop, N that many:
+ * the client is the address the outermost trusted hop saw, never what the client wrote at the
+ * left of X-Forwarded-For; or a comma-separated list of the proxies' addresses and CIDR ranges.
+ */
+function parseTrustProxy(value: string | undefined): TrustProxy {
+  if (value === undefined || value === '0' || value === 'false') return false;
+  if (value === 'true') return 1;
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  const entries = value.split(',').map((e) => e.trim()).filter(Boolean);
+  const valid = (entry: string) => {
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address ?? '');
+    if (family === 0 || rest.length > 0) return false;
+    return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+  };
+  const bad = entries.find((e) => !valid(e));
+  if (entries.length === 0 || bad !== undefined) {
+    throw new ConfigError(`SIGHTLINE_TRUST_PROXY must be 0, 1, a number of proxy hops, or proxy addresses/CIDR ranges separated by commas; "${bad ?? value}" is none of these`);
+  }
+  return entries;
+}
+
+function parseLogFormat(value: string | undefined): 'pretty' | 'json' {
+  if (value === undefined) return process.stdout.isTTY ? 'pretty' : 'json';
+  if (value === 'pretty' || value === 'json') return value;
+  throw new ConfigError(`LOG_FORMAT must be pretty or json, got "${value}"`);
+}
+
+function parseResolve(value: string | undefined): ResolveMap {
+  try {
+    return parseResolveMap(value);
+  } catch (error) {
+    if (error instanceof ResolveMapError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -2,10 +2,13 @@ import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
+import { prettyLogStream } from './http/log-stream.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { isEmpty, seedDemo } from './demo/seed-demo.ts';
-import { startWebhookWorker } from './webhooks/deliver-webhooks.ts';
+import { seedDemoIfEmpty } from './demo/seed-demo.ts';
+import { createOutbound } from './outbound/outbound.ts';
+import { serviceUserAgent } from './outbound/user-agent.ts';
+import { startWorkers } from './workers/start-workers.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -20,8 +23,8 @@ export async function startServer(config: Config, print: (line: string) => void 
   let redis: Redis | undefined;
   try {
     await migrateToLatest(database.db);
-    if (config.demo && (await isEmpty(database.db))) {
-      const demo = await seedDemo(database.db);
+    const demo = config.demo ? await seedDemoIfEmpty(database.db) : undefined;
+    if (demo) {
       print('Seeded the demo workspace. Its API keys are shown this once:');
       print(`  read:   ${demo.keys.read}`);
       print(`  ingest: ${demo.keys.ingest}   (bound to project ${demo.projectId})`);
@@ -32,10 +35,16 @@ export async function startServer(config: Config, print: (line: string) => void 
       redis,
       publicUrl: config.publicUrl,
       trustProxy: config.trustProxy,
-      logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+      logger: {
+        level: config.logLevel,
+        redact: ['req.headers.authorization'],
+        // A person at a terminal reads lines; everything else (files, collectors) gets JSON.
+        ...(config.logFormat === 'pretty' ? { stream: prettyLogStream(process.stdout) } : {}),
+      },
     });
     const address = await app.listen({ port: config.port, host: config.host });
-    const stopWebhooks = startWebhookWorker(database.db, { onError: (error) => app.log.error({ err: error }, 'webhook delivery failed') });
+    const outbound = createOutbound({ userAgent: serviceUserAgent(config.publicUrl ?? address), resolve: config.resolve });
+    const stopWorkers = startWorkers(database.db, outbound, (error) => app.log.error({ err: error }, 'background work failed'));
     const url = config.publicUrl ?? address;
     print(`Sightline is listening on ${address} (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL server'}${redis ? ', Redis rate limits' : ''})`);
     return {
@@ -43,7 +52,8 @@ export async function startServer(config: Config, print: (line: string) => void 
       database,
       url,
       async close() {
-        await stopWebhooks();
+        await stopWorkers();
+        await outbound.close();
         await app.close();
         redis?.disconnect();
         await database.close();

@@ -160,28 +160,34 @@ describe('change events', () => {
     assert.deepEqual((await events(close)).filter((e) => e.kind.startsWith('rank')), [], 'passed, but within the interval');
   });
 
-  test('citation_gained when a subject is first cited in a week; citation_lost when steady citations stop', async () => {
+  test('citation_gained and citation_lost: the share of answers citing a subject moves like a significant visibility change', async () => {
     const fx = await project([
-      { day: '2026-11-10', n: 10, acmeCitations: 3 },
-      { day: '2026-11-11', n: 10, acmeCitations: 2 },
-      { day: '2026-11-12', n: 10, acmeCitations: 0, globexCitations: 2 },
+      { day: '2026-11-10', n: 30, acmeCitations: 24 },
+      { day: '2026-11-11', n: 30, acmeCitations: 3, globexCitations: 20 },
     ]);
     const all = (await events(fx)).filter((e) => e.engineLabel === null);
     const lost = all.find((e) => e.kind === 'citation_lost');
     const gained = all.find((e) => e.kind === 'citation_gained');
     assert.equal(lost.subjectName, 'Acme');
-    assert.equal(lost.day, '2026-11-12');
-    assert.deepEqual(lost.detail.urls, ['https://acme.com/pricing']);
-    assert.equal(lost.detail.prevCitations, 2);
+    assert.equal(lost.day, '2026-11-11');
+    assert.deepEqual(lost.detail.urls, ['https://acme.com/pricing'], 'the pages it was cited for on the compared day');
+    assert.deepEqual([lost.detail.citingShare, lost.detail.prevCitingShare, lost.detail.delta], [10, 80, -70]);
+    assert.deepEqual([lost.detail.sampleSize, lost.detail.prevSampleSize], [30, 30]);
     assert.equal(gained.subjectName, 'Globex');
     assert.deepEqual(gained.detail.urls, ['https://globex.com/']);
-    assert.equal(gained.detail.citations, 2);
-    // One measured day before is not a week's evidence.
-    const short = await project([
+    assert.equal(gained.detail.citingRuns, 20);
+  });
+
+  // 25 of the demo's 50 events were citation_lost on days of 9 to 12 runs: citations are now
+  // judged on sample size, like visibility.
+  test('no citation event from a few runs: stopping after 2 of 10 runs cited is noise', async () => {
+    const fx = await project([
+      { day: '2026-11-09', n: 10, acmeCitations: 2 },
+      { day: '2026-11-10', n: 10, acmeCitations: 3 },
       { day: '2026-11-11', n: 10, acmeCitations: 2 },
-      { day: '2026-11-12', n: 10 },
+      { day: '2026-11-12', n: 10, acmeCitations: 0, globexCitations: 2 },
     ]);
-    assert.deepEqual((await events(short)).filter((e) => e.kind.startsWith('citation')), []);
+    assert.deepEqual((await events(fx)).filter((e) => e.kind.startsWith('citation')), []);
   });
 
   test('rival_ad_on_branded_prompt: a competitor ad on a branded prompt, per engine, with prompt, advertiser and URL', async () => {

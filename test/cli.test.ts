@@ -49,6 +49,34 @@ describe('the CLI', () => {
     assert.ok((await json(['topics', 'list', '--project', demo.projectId], env)).topics.length >= 3);
   });
 
+  // A user could not see what exists: every thing the CLI makes can be listed, with --json.
+  test('lists: workspaces, projects, competitors, keys (never a secret), webhooks', async () => {
+    const { id: workspaceId } = await json(['workspace', 'create', '--name', 'Listed', '--plan', 'growth'], env);
+    const { id: projectId } = await json(['project', 'create', '--workspace', workspaceId, '--name', 'Seen', '--domain', 'seen.io', '--color', '#abcdef'], env);
+    const { id: competitorId } = await json(['competitor', 'add', '--project', projectId, '--name', 'Rival', '--domain', 'rival.io', '--alias', 'RV'], env);
+    const created = await json(['key', 'create', '--workspace', workspaceId, '--project', projectId, '--scopes', 'read,mcp', '--name', 'listed'], env);
+    const { id: hookId } = await json(['webhook', 'add', '--workspace', workspaceId, '--url', 'https://203.0.114.10/in'], env);
+
+    const workspaces = (await json(['workspace', 'list'], env)).workspaces;
+    assert.deepEqual(Object.keys(workspaces.find((w: any) => w.id === workspaceId)).sort(), ['apiAccess', 'createdAt', 'creditsEnforced', 'dailyCeilingUsd', 'id', 'name', 'plan']);
+    assert.deepEqual((await json(['project', 'list', '--workspace', workspaceId], env)).projects.map((p: any) => [p.id, p.name, p.domain, p.color]), [[projectId, 'Seen', 'seen.io', '#abcdef']]);
+    assert.ok((await json(['project', 'list'], env)).projects.some((p: any) => p.id === projectId));
+    assert.deepEqual((await json(['competitor', 'list', '--project', projectId], env)).competitors.map((c: any) => [c.id, c.domain, c.aliases]), [[competitorId, 'rival.io', ['RV']]]);
+    await json(['key', 'revoke', created.id], env);
+    const keys = (await json(['key', 'list', '--workspace', workspaceId], env)).keys;
+    assert.equal(keys.length, 1);
+    assert.deepEqual(Object.keys(keys[0]).sort(), ['createdAt', 'id', 'lastUsedAt', 'name', 'prefix', 'projectId', 'rateLimit', 'revokedAt', 'scopes']);
+    assert.deepEqual([keys[0].id, keys[0].scopes, keys[0].projectId, keys[0].lastUsedAt], [created.id, ['read', 'mcp'], projectId, null]);
+    assert.ok(keys[0].revokedAt);
+    assert.ok(created.key.startsWith(keys[0].prefix));
+    assert.ok(!JSON.stringify(keys).includes(created.key), 'never the secret');
+    const hooks = (await json(['webhook', 'list', '--workspace', workspaceId], env)).webhooks;
+    assert.deepEqual(hooks.map((h: any) => [h.id, h.url, h.deliveries]), [[hookId, 'https://203.0.114.10/in', { pending: 0, delivered: 0, failed: 0 }]]);
+    assert.ok(!('secret' in hooks[0]));
+    const text = await run(['key', 'list', '--workspace', workspaceId], env);
+    assert.match(text.stdout, /revoked/);
+  });
+
   test('refusals: non-zero exit, the error on stderr, nothing on stdout', async () => {
     for (const args of [
       ['project', 'create', '--workspace', 'not-a-uuid', '--name', 'X', '--domain', 'x.com'],
@@ -87,7 +115,7 @@ describe('the CLI while a server runs on the same database', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  test('commands go through the server: no refusal, no loss, revocation at once', async () => {
+  test('commands and the server share the embedded PostgreSQL: no refusal, no loss, revocation at once', async () => {
     const { id: workspaceId } = await json(['workspace', 'create', '--name', 'Live'], env);
     const { id: projectId } = await json(['project', 'create', '--workspace', workspaceId, '--name', 'Live brand', '--domain', 'live.io'], env);
     const key = await json(['key', 'create', '--workspace', workspaceId, '--scopes', 'read'], env);
@@ -133,7 +161,7 @@ describe('the CLI while a server runs on the same database', () => {
     assert.equal(revoked.status, 401);
   });
 
-  test('what the CLI wrote through the server is on disk after the server stops', async () => {
+  test('what the CLI wrote while the server ran is kept after the server stops', async () => {
     const { id: workspaceId } = await json(['workspace', 'create', '--name', 'Durable'], env);
     await json(['project', 'create', '--workspace', workspaceId, '--name', 'Kept', '--domain', 'kept.io'], env);
     await stopServer(server.child);

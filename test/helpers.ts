@@ -27,12 +27,13 @@ export async function openTestDatabase(): Promise<Database> {
 }
 
 /**
- * A database of its own, for a test that reshapes tables: on the embedded cluster every test
- * database is private already; on a server, a new database is made beside DATABASE_URL's.
+ * A database of its own, for a test that reshapes tables or migrates step by step (`blank`: not
+ * migrated): on the embedded cluster every test database is private already; on a server, a new
+ * database is made beside DATABASE_URL's.
  */
-export async function openPrivateTestDatabase(): Promise<Database> {
+export async function openPrivateTestDatabase(options: { blank?: boolean } = {}): Promise<Database> {
   const url = process.env.DATABASE_URL;
-  if (!url) return openEmbeddedTestDatabase();
+  if (!url) return openEmbeddedTestDatabase(4, options);
   const name = `sightline_private_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
@@ -40,7 +41,7 @@ export async function openPrivateTestDatabase(): Promise<Database> {
   const target = new URL(url);
   target.pathname = `/${name}`;
   const database = openPostgres(target.href, 4);
-  await migrateToLatest(database.db);
+  if (!options.blank) await migrateToLatest(database.db);
   return {
     ...database,
     async close() {

@@ -53,14 +53,17 @@ export async function ensureTemplate(lease: ClusterLease): Promise<string> {
   }
 }
 
-/** A fresh migrated database on the shared embedded cluster, dropped (and the cluster let go) on close. */
-export async function openEmbeddedTestDatabase(poolSize = 4): Promise<Database> {
+/**
+ * A fresh database on the shared embedded cluster, dropped (and the cluster let go) on close:
+ * migrated (a copy of the template), or blank for a test that migrates it itself.
+ */
+export async function openEmbeddedTestDatabase(poolSize = 4, options: { blank?: boolean } = {}): Promise<Database> {
   const lease = await leaseCluster(TEST_DATA_DIR);
   const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
   try {
     // Another test run (other migrations) may drop the template between the two steps: make it again.
     for (let attempt = 1; ; attempt++) {
-      const template = await ensureTemplate(lease);
+      const template = options.blank ? 'template0' : await ensureTemplate(lease);
       const admin = new pg.Client(lease.connection('postgres'));
       await admin.connect();
       try {

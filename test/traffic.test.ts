@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createApiKey } from '../src/auth/create-api-key.ts';
@@ -6,15 +7,7 @@ import type { Database } from '../src/db/database.ts';
 import { createProject } from '../src/projects/create-project.ts';
 import { buildApp } from '../src/app.ts';
 import { sql, type Kysely } from 'kysely';
-import { Migrator, type Migration } from 'kysely/migration';
-import * as foundation from '../src/db/migrations/2026-11-22-0001-foundation.ts';
-import * as runs from '../src/db/migrations/2026-11-22-0002-runs.ts';
-import * as rollupCube from '../src/db/migrations/2026-11-22-0003-rollup-cube.ts';
-import * as subjectCitations from '../src/db/migrations/2026-11-22-0004-subject-citations.ts';
-import * as changeEvents from '../src/db/migrations/2026-11-22-0005-change-events.ts';
-import * as traffic from '../src/db/migrations/2026-11-22-0006-traffic.ts';
-import * as webhooks from '../src/db/migrations/2026-11-22-0007-webhooks.ts';
-import * as trafficBounds from '../src/db/migrations/2026-11-23-0008-traffic-bounds.ts';
+import { migrateTo } from '../src/db/migrate.ts';
 import { mulberry32 } from '../src/demo/prng.ts';
 import { PLATFORMS } from '../src/traffic/crawler-registry.ts';
 import { getTraffic } from '../src/traffic/get-traffic.ts';
@@ -22,16 +15,6 @@ import { pruneTraffic } from '../src/traffic/prune-traffic.ts';
 import { bearer, createFixture, openPrivateTestDatabase, openTestDatabase, testApp, useTestApp, type Fixture } from './helpers.ts';
 
 /** The migrations as src/db/migrate.ts lists them, to step the schema down and up again. */
-const ALL_MIGRATIONS: Record<string, Migration> = {
-  '2026-11-22-0001-foundation': foundation,
-  '2026-11-22-0002-runs': runs,
-  '2026-11-22-0003-rollup-cube': rollupCube,
-  '2026-11-22-0004-subject-citations': subjectCitations,
-  '2026-11-22-0005-change-events': changeEvents,
-  '2026-11-22-0006-traffic': traffic,
-  '2026-11-22-0007-webhooks': webhooks,
-  '2026-11-23-0008-traffic-bounds': trafficBounds,
-};
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const GPTBOT = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)';
@@ -586,32 +569,33 @@ describe('traffic under real operations', () => {
 
 describe('migration 2026-11-23-0008 (traffic bounds)', () => {
   test('folds pages past the cap into (other), dates the kept hashes, drops traffic_hits; down restores the shape', async () => {
-    const database = await openPrivateTestDatabase();
-    const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => ALL_MIGRATIONS } });
+    const database = await openPrivateTestDatabase({ blank: true });
+    const db = database.db as unknown as Kysely<any>;
     try {
-      const down = await migrator.migrateDown();
-      assert.equal(down.error, undefined);
-      assert.equal(down.results?.[0]?.migrationName, '2026-11-23-0008-traffic-bounds');
-      const fx = await createFixture(database.db);
-      const db = database.db as unknown as Kysely<any>;
-      const rows = Array.from({ length: 1_003 }, (_, i) => ({ project_id: fx.projectId, day: '2026-11-01', kind: 'visit', platform: i % 2 ? 'openai' : 'perplexity', bot: '', path: `/p/${String(i).padStart(4, '0')}`, hits: i === 0 ? 50 : 1 }));
+      await migrateTo(db, '2026-11-22-0007-webhooks');
+      const workspaceId = randomUUID();
+      const projectId = randomUUID();
+      await db.insertInto('workspaces').values({ id: workspaceId, name: 'w', plan: 'growth' }).execute();
+      await db.insertInto('projects').values({ id: projectId, workspace_id: workspaceId, name: 'Acme', domain: 'acme.com' }).execute();
+      const rows = Array.from({ length: 1_003 }, (_, i) => ({ project_id: projectId, day: '2026-11-01', kind: 'visit', platform: i % 2 ? 'openai' : 'perplexity', bot: '', path: `/p/${String(i).padStart(4, '0')}`, hits: i === 0 ? 50 : 1 }));
       await db.insertInto('traffic_daily').values(rows).execute();
-      await db.insertInto('traffic_daily').values({ project_id: fx.projectId, day: '2026-11-02', kind: 'crawler', platform: 'openai', bot: 'GPTBot', path: '/', hits: 3 }).execute();
-      await db.insertInto('ingest_lines').values({ project_id: fx.projectId, line_hash: 'a'.repeat(64), created_at: new Date('2026-10-05T23:30:00Z') }).execute();
-      await db.insertInto('traffic_hits').values({ id: '00000000-0000-4000-8000-000000000001', workspace_id: fx.workspaceId, project_id: fx.projectId, kind: 'visit', source: 'beacon', at: new Date(), day: '2026-11-01', platform: 'openai', bot: '', path: '/', session_id: null }).execute();
+      await db.insertInto('traffic_daily').values({ project_id: projectId, day: '2026-11-02', kind: 'crawler', platform: 'openai', bot: 'GPTBot', path: '/', hits: 3 }).execute();
+      await db.insertInto('ingest_lines').values({ project_id: projectId, line_hash: 'a'.repeat(64), created_at: new Date('2026-10-05T23:30:00Z') }).execute();
+      await db.insertInto('traffic_hits').values({ id: '00000000-0000-4000-8000-000000000001', workspace_id: workspaceId, project_id: projectId, kind: 'visit', source: 'beacon', at: new Date(), day: '2026-11-01', platform: 'openai', bot: '', path: '/', session_id: null }).execute();
 
-      const up = await migrator.migrateToLatest();
-      assert.equal(up.error, undefined);
-      const pages = await database.db.selectFrom('traffic_daily').select(['path', 'platform', 'hits']).where('project_id', '=', fx.projectId).where('day', '=', '2026-11-01').execute();
-      assert.equal(pages.filter((p) => p.path !== '(other)').length, 1_000);
-      assert.equal(pages.reduce((n, p) => n + p.hits, 0), 50 + 1_002, 'every hit is still counted');
-      assert.ok(pages.some((p) => p.path === '/p/0000' && p.hits === 50), 'the most hit page is kept');
+      await migrateTo(db, '2026-11-23-0008-traffic-bounds');
+      const pages = await db.selectFrom('traffic_daily').select(['path', 'platform', 'hits']).where('project_id', '=', projectId).where('day', '=', '2026-11-01').execute();
+      assert.equal(pages.filter((p: { path: string }) => p.path !== '(other)').length, 1_000);
+      assert.equal(pages.reduce((n: number, p: { hits: number }) => n + p.hits, 0), 50 + 1_002, 'every hit is still counted');
+      assert.ok(pages.some((p: { path: string; hits: number }) => p.path === '/p/0000' && p.hits === 50), 'the most hit page is kept');
       // Ties at one hit: the last three paths go (/p/1000 and /p/1002 perplexity, /p/1001 openai).
-      assert.deepEqual(pages.filter((p) => p.path === '(other)').map((p) => [p.platform, p.hits]).sort(), [['openai', 1], ['perplexity', 2]]);
-      assert.equal((await database.db.selectFrom('traffic_daily').select('hits').where('day', '=', '2026-11-02').executeTakeFirst())?.hits, 3);
-      assert.deepEqual(await database.db.selectFrom('ingest_lines').select('day').where('project_id', '=', fx.projectId).execute(), [{ day: '2026-10-05' }]);
-      const tables = await sql<{ n: number }>`select count(*) as n from information_schema.tables where table_schema = current_schema() and table_name = 'traffic_hits'`.execute(database.db);
-      assert.equal(Number(tables.rows[0]?.n), 0);
+      assert.deepEqual(pages.filter((p: { path: string }) => p.path === '(other)').map((p: { platform: string; hits: number }) => [p.platform, p.hits]).sort(), [['openai', 1], ['perplexity', 2]]);
+      assert.equal((await db.selectFrom('traffic_daily').select('hits').where('day', '=', '2026-11-02').executeTakeFirst())?.hits, 3);
+      assert.deepEqual(await db.selectFrom('ingest_lines').select('day').where('project_id', '=', projectId).execute(), [{ day: '2026-10-05' }]);
+      const hitsTable = async () => Number((await sql<{ n: number }>`select count(*) as n from information_schema.tables where table_schema = current_schema() and table_name = 'traffic_hits'`.execute(db)).rows[0]?.n);
+      assert.equal(await hitsTable(), 0);
+      await migrateTo(db, '2026-11-22-0007-webhooks');
+      assert.equal(await hitsTable(), 1, 'down restores the shape');
     } finally {
       await database.close();
     }

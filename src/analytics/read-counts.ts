@@ -6,6 +6,8 @@ import { NO_COUNTS, type Counts } from './measures.ts';
 /**
  * The counts of every subject (or of one), per day or over the whole range, summed from the
  * rollups: never from runs, so the cost follows the range and the filters, not the runs stored.
+ * A subject's sample is the completed runs that tracked it (0 before it was added, unless its
+ * backfill found answers to search); share of voice is over all tracked subjects' mentions.
  * `countsOf(subjectId, day)` answers for any day (pass '' for the whole range), zeros included.
  */
 export async function readCounts(
@@ -21,13 +23,12 @@ export async function readCounts(
     .selectFrom('run_rollup')
     .select((eb) => [
       perDay ? eb.ref('day').as('day') : eb.val('').as('day'),
-      eb.fn.sum<number>('ok_runs').as('ok'),
       eb.fn.sum<number>('mentions').as('mentions'),
     ])
     .where(rollupWhere('run_rollup', f))
     .$if(perDay, (q) => q.groupBy('day'))
     .execute();
-  const runs = new Map(runRows.map((r) => [String(r.day), { ok: Number(r.ok ?? 0), mentions: Number(r.mentions ?? 0) }]));
+  const runs = new Map(runRows.map((r) => [String(r.day), { mentions: Number(r.mentions ?? 0) }]));
 
   const subjectRows =
     ids.length === 0
@@ -37,6 +38,7 @@ export async function readCounts(
           .select((eb) => [
             'subject_id',
             perDay ? eb.ref('day').as('day') : eb.val('').as('day'),
+            eb.fn.sum<number>('tracked_runs').as('tracked_runs'),
             eb.fn.sum<number>('mention_runs').as('mention_runs'),
             eb.fn.sum<number>('mentions').as('mentions'),
             eb.fn.sum<number>('position_sum').as('position_sum'),
@@ -55,14 +57,14 @@ export async function readCounts(
     const key = `${subjectId}|${day}`;
     let c = counts.get(key);
     if (!c) {
-      const run = runs.get(day);
-      c = { ...NO_COUNTS, sampleSize: run?.ok ?? 0, allMentions: run?.mentions ?? 0 };
+      c = { ...NO_COUNTS, allMentions: runs.get(day)?.mentions ?? 0 };
       counts.set(key, c);
     }
     return c;
   };
   for (const r of subjectRows) {
     const c = entry(r.subject_id, String(r.day));
+    c.sampleSize = Number(r.tracked_runs);
     c.mentionRuns = Number(r.mention_runs);
     c.mentions = Number(r.mentions);
     c.positionSum = Number(r.position_sum);

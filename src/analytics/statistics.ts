@@ -62,7 +62,7 @@ export function visibilityRate(mentionRuns: number, sampleSize: number, span: 'd
   const where = span === 'day' ? 'on this day' : 'in this range';
   const rateWithheld =
     sampleSize === 0
-      ? `Not sampled yet: no completed runs ${where}.`
+      ? `Not sampled yet: no completed runs measured this subject ${where}.`
       : `Too few runs: ${sampleSize} completed ${sampleSize === 1 ? 'run' : 'runs'} ${where}; a rate needs at least ${MIN_RUNS}.`;
   return { visibility: null, rateWithheld, ciLow: low, ciHigh: high };
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { hasApiAccess } from '../workspaces/plans.ts';
 import { hashSecret, looksLikeSecret } from './secrets.ts';
@@ -21,7 +21,16 @@ export interface Principal {
  */
 export async function findPrincipal(db: Kysely<DB>, secret: string): Promise<Principal | undefined> {
   if (!looksLikeSecret(secret)) return undefined;
+  // One round trip: the key, and (at most once a minute, so reads do not become writes) its last use.
   const row = await db
+    .with('touch', (qc) =>
+      qc
+        .updateTable('api_keys')
+        .set({ last_used_at: sql`now()` })
+        .where('secret_hash', '=', hashSecret(secret))
+        .where('revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)])),
+    )
     .selectFrom('api_keys as k')
     .innerJoin('workspaces as w', 'w.id', 'k.workspace_id')
     .select(['k.id', 'k.workspace_id', 'k.project_id', 'k.scopes', 'k.rate_limit', 'w.plan', 'w.api_access'])

@@ -13,12 +13,10 @@ export const KIND_LABELS = {
 } as const;
 export type ChangeKind = keyof typeof KIND_LABELS;
 
-/** A significant move needs at least this many points of visibility (operations.md section 5). */
+/** A significant move needs at least this many points (operations.md section 5, for visibility; the same for citations). */
 export const MIN_DELTA_POINTS = 10;
-/** How far back the compared day may be. */
+/** How far back the compared day may be; also how long a rival's ad must have been absent to "start". */
 export const LOOKBACK_DAYS = 7;
-/** Citation starts and stops are judged against at least this many measured days of the week before. */
-export const MIN_WEEK_DAYS = 2;
 
 export interface SubjectInfo {
   id: string;
@@ -26,12 +24,20 @@ export interface SubjectInfo {
   name: string;
 }
 
-/** One day of one engine scope: completed runs, and per subject mention runs and owned URLs cited. */
+/** What a subject's sample holds on one day of one scope. */
+export interface SubjectDay {
+  /** Completed runs that tracked the subject: its sample (0 before it was tracked). */
+  tracked: number;
+  mentionRuns: number;
+  /** Completed runs citing at least one of its pages (hallucinated ones excluded). */
+  citingRuns: number;
+}
+
+/** One day of one engine scope. */
 export interface DayCounts {
+  /** Completed runs: the sample of citation rates (a run's citations are recorded whoever is tracked). */
   n: number;
-  mentionRuns: Map<string, number>;
-  /** Non-hallucinated URLs of each subject cited that day, with their citation counts. */
-  citedUrls: Map<string, Map<string, number>>;
+  subjects: Map<string, SubjectDay>;
 }
 
 /** An engine scope: all engines (engineId null) or one. */
@@ -41,6 +47,7 @@ export interface Scope {
   days: Map<string, DayCounts>;
 }
 
+/** A competitor's ad beside the answer to a branded prompt, on a day and engine. */
 export interface AdSighting {
   day: string;
   engineId: string;
@@ -78,6 +85,8 @@ function rate(k: number, n: number): Rate {
 }
 
 const disjoint = (a: Rate, b: Rate) => a.low > b.high || a.high < b.low;
+/** The rule of operations.md section 5: both measured, intervals apart, at least 10 points. */
+const significant = (cur: Rate, old: Rate) => cur.n >= MIN_RUNS && old.n >= MIN_RUNS && Math.abs(cur.p - old.p) >= MIN_DELTA_POINTS && disjoint(cur, old);
 const shown = (r: Rate) => round2(r.p);
 const shownCi = (r: Rate) => {
   const { low, high } = wilson(r.k, r.n);
@@ -131,11 +140,23 @@ function previousDay(days: Map<string, DayCounts>, day: string, ok: (c: DayCount
   return undefined;
 }
 
-const measured = (c: DayCounts) => c.n >= MIN_RUNS;
+const NOBODY: SubjectDay = { tracked: 0, mentionRuns: 0, citingRuns: 0 };
+const subjectDay = (c: DayCounts, id: string) => c.subjects.get(id) ?? NOBODY;
+/** A subject's visibility on a day, over the runs that tracked it. */
+const visibilityOf = (c: DayCounts, id: string) => rate(subjectDay(c, id).mentionRuns, subjectDay(c, id).tracked);
+/** The share of the day's completed runs citing a subject's pages. */
+const citingShareOf = (c: DayCounts, id: string) => rate(subjectDay(c, id).citingRuns, c.n);
 
 /**
  * Every event on the evaluated days, from the counts of the days themselves and up to seven days
- * before. Pure: the same counts give the same events.
+ * before, and the ad sightings of the same span. Pure: the same counts give the same events.
+ * - Visibility: a subject's rate over the runs that tracked it, against the latest earlier day on
+ *   which it was measured (never across the day it started being tracked: before, it has no sample).
+ * - Rank: among the subjects measured on both days.
+ * - Citations: the share of completed runs citing a subject's pages, judged by the same rule as
+ *   visibility (both days measured, Wilson intervals apart, at least 10 points).
+ * - Rival ads: when a competitor's ad appears on a branded prompt and engine where it was not seen
+ *   in the seven days before (a start, not every day it runs on).
  */
 export function evaluateChanges(
   evaluatedDays: readonly string[],
@@ -144,93 +165,85 @@ export function evaluateChanges(
   ads: readonly AdSighting[],
 ): DetectedEvent[] {
   const events: DetectedEvent[] = [];
-  const subjectById = new Map(subjects.map((s) => [s.id, s]));
   for (const scope of scopes) {
     for (const day of evaluatedDays) {
       const today = scope.days.get(day);
       if (!today) continue;
-
-      // Visibility and rank: both days measured.
-      const prevDay = measured(today) ? previousDay(scope.days, day, measured) : undefined;
-      if (prevDay !== undefined) {
-        const before = scope.days.get(prevDay)!;
-        const now = new Map(subjects.map((s) => [s.id, rate(today.mentionRuns.get(s.id) ?? 0, today.n)]));
-        const then = new Map(subjects.map((s) => [s.id, rate(before.mentionRuns.get(s.id) ?? 0, before.n)]));
-        for (const s of subjects) {
-          const cur = now.get(s.id)!;
-          const old = then.get(s.id)!;
-          if (Math.abs(cur.p - old.p) >= MIN_DELTA_POINTS && disjoint(cur, old)) {
-            const kind: ChangeKind = cur.p > old.p ? 'visibility_gained' : 'visibility_dropped';
-            const delta = round2(shown(cur) - shown(old));
-            events.push(
-              eventOf(
-                kind,
-                s,
-                scope,
-                day,
-                `${s.name} visibility ${cur.p > old.p ? 'rose' : 'fell'} from ${shown(old)}% to ${shown(cur)}% (${signed(delta)} points) ${where(scope)}, ${day} vs ${prevDay} (n = ${cur.n} and ${old.n})`,
-                rateDetail(prevDay, cur, old),
-              ),
-            );
-          }
-        }
-        events.push(...rankEvents(scope, day, prevDay, subjects, now, then));
+      for (const s of subjects) {
+        const prevDay = previousDay(scope.days, day, (c) => subjectDay(c, s.id).tracked >= MIN_RUNS);
+        if (prevDay === undefined) continue;
+        const cur = visibilityOf(today, s.id);
+        const old = visibilityOf(scope.days.get(prevDay)!, s.id);
+        if (!significant(cur, old)) continue;
+        const delta = round2(shown(cur) - shown(old));
+        events.push(
+          eventOf(
+            cur.p > old.p ? 'visibility_gained' : 'visibility_dropped',
+            s,
+            scope,
+            day,
+            `${s.name} visibility ${cur.p > old.p ? 'rose' : 'fell'} from ${shown(old)}% to ${shown(cur)}% (${signed(delta)} points) ${where(scope)}, ${day} vs ${prevDay} (n = ${cur.n} and ${old.n})`,
+            rateDetail(prevDay, cur, old),
+          ),
+        );
       }
-
-      // Citations: a subject's pages start being cited (none in the week before) or stop (cited on
-      // every measured day of the week before), judged on measured days only.
-      if (measured(today)) {
-        const week = Array.from({ length: LOOKBACK_DAYS }, (_, i) => addDays(day, -(i + 1)))
-          .filter((d) => {
-            const c = scope.days.get(d);
-            return c !== undefined && measured(c);
-          });
-        if (week.length >= MIN_WEEK_DAYS) {
-          const prevDay = week[0]!;
-          const before = scope.days.get(prevDay)!;
-          for (const s of subjects) {
-            const urlsNow = today.citedUrls.get(s.id) ?? new Map<string, number>();
-            const countNow = sum(urlsNow);
-            const citedOn = week.filter((d) => sum(scope.days.get(d)!.citedUrls.get(s.id) ?? new Map()) > 0);
-            let kind: ChangeKind;
-            if (countNow > 0 && citedOn.length === 0) kind = 'citation_gained';
-            else if (countNow === 0 && citedOn.length === week.length) kind = 'citation_lost';
-            else continue;
-            const urlsThen = before.citedUrls.get(s.id) ?? new Map<string, number>();
-            const countThen = sum(urlsThen);
-            const urls = [...(kind === 'citation_gained' ? urlsNow : urlsThen).keys()].sort();
-            const engine = scope.engineLabel ?? 'AI engines';
-            const pages = (n: number) => `${n} ${n === 1 ? 'page' : 'pages'}`;
-            events.push(
-              eventOf(
-                kind,
-                s,
-                scope,
-                day,
-                kind === 'citation_gained'
-                  ? `${engine} started citing ${s.name}: ${countNow} ${countNow === 1 ? 'citation' : 'citations'} of ${pages(urls.length)} on ${day}, none in the ${week.length} measured days before (n = ${today.n})`
-                  : `${engine} stopped citing ${s.name}: none on ${day} (n = ${today.n}), after citing it on each of the ${week.length} measured days before (${countThen} on ${prevDay})`,
-                {
-                  prevDay,
-                  citations: countNow,
-                  prevCitations: countThen,
-                  delta: countNow - countThen,
-                  urls,
-                  sampleSize: today.n,
-                  prevSampleSize: before.n,
-                  daysCompared: week.length,
-                },
-              ),
-            );
-          }
-        }
+      const rankPrev = previousDay(scope.days, day, (c) => c.n >= MIN_RUNS);
+      if (today.n >= MIN_RUNS && rankPrev !== undefined) {
+        const before = scope.days.get(rankPrev)!;
+        const ranked = subjects.filter((s) => subjectDay(today, s.id).tracked >= MIN_RUNS && subjectDay(before, s.id).tracked >= MIN_RUNS);
+        const now = new Map(ranked.map((s) => [s.id, visibilityOf(today, s.id)]));
+        const then = new Map(ranked.map((s) => [s.id, visibilityOf(before, s.id)]));
+        events.push(...rankEvents(scope, day, rankPrev, ranked, now, then));
+      }
+      const citePrev = previousDay(scope.days, day, (c) => c.n >= MIN_RUNS);
+      if (citePrev === undefined) continue;
+      for (const s of subjects) {
+        const cur = citingShareOf(today, s.id);
+        const old = citingShareOf(scope.days.get(citePrev)!, s.id);
+        if (!significant(cur, old)) continue;
+        const gained = cur.p > old.p;
+        const engine = scope.engineLabel ?? 'AI engines';
+        events.push(
+          eventOf(
+            gained ? 'citation_gained' : 'citation_lost',
+            s,
+            scope,
+            day,
+            `${engine} cited ${s.name}'s pages in ${shown(cur)}% of answers on ${day}, ${gained ? 'up' : 'down'} from ${shown(old)}% on ${citePrev} (${signed(round2(shown(cur) - shown(old)))} points, n = ${cur.n} and ${old.n})`,
+            {
+              prevDay: citePrev,
+              citingShare: shown(cur),
+              prevCitingShare: shown(old),
+              delta: round2(shown(cur) - shown(old)),
+              ci: shownCi(cur),
+              prevCi: shownCi(old),
+              citingRuns: cur.k,
+              prevCitingRuns: old.k,
+              sampleSize: cur.n,
+              prevSampleSize: old.n,
+            },
+          ),
+        );
       }
     }
   }
+  events.push(...adStarts(evaluatedDays, subjects, ads));
+  return events;
+}
 
+/** A rival's ad that starts on an evaluated day: not seen for that competitor, prompt and engine in the week before. */
+function adStarts(evaluatedDays: readonly string[], subjects: readonly SubjectInfo[], ads: readonly AdSighting[]): DetectedEvent[] {
+  const subjectById = new Map(subjects.map((s) => [s.id, s]));
+  const seen = new Set(ads.map((a) => `${a.competitorId}|${a.promptId}|${a.engineId}|${a.day}`));
+  const evaluated = new Set(evaluatedDays);
+  const events: DetectedEvent[] = [];
   for (const ad of ads) {
     const s = subjectById.get(ad.competitorId);
-    if (!s) continue;
+    if (!s || !evaluated.has(ad.day)) continue;
+    const running = Array.from({ length: LOOKBACK_DAYS }, (_, i) => addDays(ad.day, -(i + 1))).some((d) =>
+      seen.has(`${ad.competitorId}|${ad.promptId}|${ad.engineId}|${d}`),
+    );
+    if (running) continue;
     const kind: ChangeKind = 'rival_ad_on_branded_prompt';
     events.push({
       ...eventOf(
@@ -238,7 +251,7 @@ export function evaluateChanges(
         s,
         { engineId: ad.engineId },
         ad.day,
-        `${s.name} advertised on the branded prompt "${ad.prompt}" on ${ad.engineLabel} (${ad.runs} ${ad.runs === 1 ? 'answer' : 'answers'}${ad.url ? `, ${ad.url}` : ''})`,
+        `${s.name} started advertising on the branded prompt "${ad.prompt}" on ${ad.engineLabel} (${ad.runs} ${ad.runs === 1 ? 'answer' : 'answers'}${ad.url ? `, ${ad.url}` : ''}); not seen there in the ${LOOKBACK_DAYS} days before`,
         { prompt: ad.prompt, advertiser: ad.advertiser, url: ad.url, runs: ad.runs },
       ),
       // One event per prompt, too.
@@ -315,10 +328,4 @@ function rankEvents(
     }
   }
   return events;
-}
-
-function sum(m: Map<string, number>): number {
-  let total = 0;
-  for (const v of m.values()) total += v;
-  return total;
 }

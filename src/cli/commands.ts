@@ -2,6 +2,9 @@ import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
+import type { Config } from '../config.ts';
+import { createOutbound } from '../outbound/outbound.ts';
+import { serviceUserAgent } from '../outbound/user-agent.ts';
 import { createApiKey } from '../auth/create-api-key.ts';
 import { revokeApiKey } from '../auth/revoke-api-key.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -14,6 +17,10 @@ import { importRuns } from '../runs/import-runs.ts';
 import { listTopics } from '../topics/list-topics.ts';
 import { grantCredits } from '../usage/grant-credits.ts';
 import { addWebhook } from '../webhooks/add-webhook.ts';
+import { listWebhooks } from '../webhooks/list-webhooks.ts';
+import { listApiKeys } from '../auth/list-api-keys.ts';
+import { listCompetitorDetails, listProjectDetails } from '../projects/list-project-details.ts';
+import { listWorkspaces } from '../workspaces/list-workspaces.ts';
 import { createWorkspace } from '../workspaces/create-workspace.ts';
 import { updateWorkspace } from '../workspaces/update-workspace.ts';
 import { booleanFlag, numberFlag, uuidFlag } from './flags.ts';
@@ -22,6 +29,7 @@ type Values = Record<string, string | string[] | boolean | undefined>;
 
 export interface CommandContext {
   db: Kysely<DB>;
+  config: Config;
   values: Values;
   positionals: string[];
   now: Date;
@@ -52,6 +60,11 @@ const list = (values: Values, name: string): string[] => {
   const v = values[name];
   return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
 };
+/** Rows of columns, aligned, for a person to read. */
+const table = (rows: string[][]): string => {
+  const widths = rows.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)), []);
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
+};
 const idResult = (id: string, what: string): CommandResult => ({ json: { id }, text: `${what} ${id}` });
 
 const subjectOptions: Record<string, OptionSpec> = {
@@ -80,6 +93,15 @@ export const COMMANDS: Record<string, Command> = {
     required: ['name'],
     run: async ({ db, values }) =>
       idResult((await createWorkspace(db, { name: str(values, 'name')!, plan: str(values, 'plan') })).id, 'created workspace'),
+  },
+
+  'workspace list': {
+    name: 'workspace list',
+    options: {},
+    run: async ({ db }) => {
+      const workspaces = await listWorkspaces(db);
+      return { json: { workspaces }, text: table(workspaces.map((w) => [w.id, w.plan, w.name])) || '(no workspaces)' };
+    },
   },
 
   'workspace update': {
@@ -141,6 +163,25 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 
+  'project list': {
+    name: 'project list',
+    options: { workspace: { type: 'string' } },
+    run: async ({ db, values }) => {
+      const projects = await listProjectDetails(db, uuidFlag('workspace', str(values, 'workspace')));
+      return { json: { projects }, text: table(projects.map((p) => [p.id, p.domain, p.name, `workspace ${p.workspaceId}`])) || '(no projects)' };
+    },
+  },
+
+  'competitor list': {
+    name: 'competitor list',
+    options: { project: { type: 'string' } },
+    required: ['project'],
+    run: async ({ db, values }) => {
+      const competitors = await listCompetitorDetails(db, uuidFlag('project', str(values, 'project')!));
+      return { json: { competitors }, text: table(competitors.map((c) => [c.id, c.domain, c.name])) || '(no competitors)' };
+    },
+  },
+
   'competitor add': {
     name: 'competitor add',
     options: { project: { type: 'string' }, ...subjectOptions },
@@ -177,6 +218,28 @@ export const COMMANDS: Record<string, Command> = {
       return {
         json: created,
         text: `created key ${created.id}\n${created.key}\n(the secret is shown this once; only its hash is stored)`,
+      };
+    },
+  },
+
+  'key list': {
+    name: 'key list',
+    options: { workspace: { type: 'string' } },
+    required: ['workspace'],
+    run: async ({ db, values }) => {
+      const keys = await listApiKeys(db, uuidFlag('workspace', str(values, 'workspace')!));
+      return {
+        json: { keys },
+        text:
+          table(
+            keys.map((k) => [
+              k.id,
+              `${k.prefix}...`,
+              k.scopes.join(','),
+              k.projectId ? `project ${k.projectId}` : 'workspace',
+              k.revokedAt ? `revoked ${k.revokedAt}` : `last used ${k.lastUsedAt ?? 'never'}`,
+            ]),
+          ) || '(no keys)',
       };
     },
   },
@@ -242,11 +305,24 @@ export const COMMANDS: Record<string, Command> = {
     name: 'webhook add',
     options: { workspace: { type: 'string' }, url: { type: 'string' } },
     required: ['workspace', 'url'],
-    run: async ({ db, values }) => {
-      const hook = await addWebhook(db, uuidFlag('workspace', str(values, 'workspace')!), str(values, 'url')!);
+    run: async ({ db, config, values }) => {
+      const outbound = createOutbound({ userAgent: serviceUserAgent(config.publicUrl ?? 'http://localhost'), resolve: config.resolve });
+      const hook = await addWebhook(db, outbound, uuidFlag('workspace', str(values, 'workspace')!), str(values, 'url')!).finally(() => outbound.close());
       return {
         json: hook,
         text: `added webhook ${hook.id} -> ${hook.url}\nsigning secret: ${hook.secret}\n(shown this once; see docs/webhooks.md to verify signatures)`,
+      };
+    },
+  },
+
+  'webhook list': {
+    name: 'webhook list',
+    options: { workspace: { type: 'string' } },
+    run: async ({ db, values }) => {
+      const webhooks = await listWebhooks(db, uuidFlag('workspace', str(values, 'workspace')));
+      return {
+        json: { webhooks },
+        text: table(webhooks.map((w) => [w.id, w.url, `${w.deliveries.pending} pending, ${w.deliveries.delivered} delivered, ${w.deliveries.failed} failed`])) || '(no webhooks)',
       };
     },
   },

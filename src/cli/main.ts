@@ -18,16 +18,21 @@ const USAGE = `usage: sightline <command> [options] [--json]
   serve                     start the service (as npm start)
   migrate                   bring the database schema up to date
   workspace create --name N [--plan free|starter|growth|enterprise]
+  workspace list
   workspace update ID [--plan P] [--api-access true|false] [--credits-enforced true|false] [--daily-ceiling-usd X]
   credits grant --workspace ID --credits X [--note T]
   project create --workspace ID --name N --domain D [--color C] [--alias A]...
+  project list [--workspace ID]
   competitor add --project ID --name N --domain D [--color C] [--alias A]...
+  competitor list --project ID
   key create --workspace ID [--project ID] --scopes read,ingest [--rate-limit N] [--name T]
+  key list --workspace ID
   key revoke ID
   engines list
   topics list --project ID
   runs import --project ID FILE|-
   webhook add --workspace ID --url U
+  webhook list [--workspace ID]
   demo [--workspace ID]
 
 With --json each command prints exactly one JSON object on stdout. Commands and a server share the
@@ -55,7 +60,7 @@ export async function runCli(argv: string[], io: CliIo, config: Config = loadCon
     const database = await openDatabase(config, 2);
     try {
       await migrateToLatest(database.db);
-      const result = await command.run({ db: database.db, values, positionals, now: new Date() });
+      const result = await command.run({ db: database.db, config, values, positionals, now: new Date() });
       io.out(json ? JSON.stringify(result.json) : result.text);
       return 0;
     } finally {

@@ -8,6 +8,7 @@ import * as changeEvents from './migrations/2026-11-22-0005-change-events.ts';
 import * as traffic from './migrations/2026-11-22-0006-traffic.ts';
 import * as webhooks from './migrations/2026-11-22-0007-webhooks.ts';
 import * as trafficBounds from './migrations/2026-11-23-0008-traffic-bounds.ts';
+import * as trust from './migrations/2026-11-23-0009-trust.ts';
 
 /** Every migration, in order. A static list: no directory scanning, works the same everywhere. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -19,11 +20,21 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22-0006-traffic': traffic,
   '2026-11-22-0007-webhooks': webhooks,
   '2026-11-23-0008-traffic-bounds': trafficBounds,
+  '2026-11-23-0009-trust': trust,
 };
+
+/** The migrations' names, in order. */
+export const MIGRATION_NAMES = Object.keys(MIGRATIONS);
 
 const provider: MigrationProvider = {
   getMigrations: async () => MIGRATIONS,
 };
+
+/** Brings the schema to a named migration (tests of a migration on data of the schema before it). */
+export async function migrateTo(db: Kysely<any>, name: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateTo(name);
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}
 
 /** Brings the schema to the latest version; safe to run from several processes at once. */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -24,6 +24,8 @@ export interface DB {
   subject_rollup: SubjectRollupTable;
   citation_rollup: CitationRollupTable;
   change_events: ChangeEventsTable;
+  pending_detections: PendingDetectionsTable;
+  subject_backfills: SubjectBackfillsTable;
   ingest_lines: IngestLinesTable;
   traffic_daily: TrafficDailyTable;
   webhooks: WebhooksTable;
@@ -93,6 +95,8 @@ export interface ApiKeysTable {
   scopes: string[];
   rate_limit: number | null;
   created_at: CreatedAt;
+  /** Refreshed at most once a minute by the requests the key makes. */
+  last_used_at: Date | null;
   revoked_at: Date | null;
 }
 
@@ -154,6 +158,7 @@ export interface RunsTable {
   day: Day;
   status: 'ok' | 'failed';
   answer: string | null;
+  /** When the run was recorded: a competitor added later is tracked in the runs recorded after it. */
   created_at: CreatedAt;
 }
 
@@ -171,7 +176,10 @@ export interface CitedUrlsTable {
   id: string;
   workspace_id: string;
   project_id: string;
+  /** The page's identity (runs/normalize-url.ts): no fragment, tracking parameters or trailing slash. */
   url: string;
+  /** The first form in which the URL was cited, for display. */
+  display_url: string;
   host: string;
   /** Registrable domain (public suffix + one label). */
   domain: string;
@@ -188,9 +196,6 @@ export interface RunCitationsTable {
   project_id: string;
   ordinal: number;
   url_id: string;
-  /** As reported in this run; the URL's current status is in cited_urls. */
-  status: string;
-  article_type: string;
 }
 
 export interface RunAdsTable {
@@ -225,6 +230,8 @@ export interface RunRollupTable extends RollupDims {
 
 export interface SubjectRollupTable extends RollupDims {
   subject_id: string;
+  /** Completed runs in which the subject was tracked: its sample size. */
+  tracked_runs: number;
   mention_runs: number;
   mentions: number;
   position_sum: number;
@@ -233,6 +240,8 @@ export interface SubjectRollupTable extends RollupDims {
   sentiment_count: number;
   /** Citations of URLs belonging to the subject, hallucinated ones excluded (kept current). */
   citations: number;
+  /** Completed runs citing at least one such URL. */
+  citing_runs: number;
 }
 
 export interface CitationRollupTable extends RollupDims {
@@ -254,6 +263,25 @@ export interface ChangeEventsTable {
   /** JSON: pg parses jsonb; written as a JSON string. */
   detail: ColumnType<Record<string, unknown>, string, string>;
   detected_at: ColumnType<Date, Date | undefined, never>;
+  /** Set once the event is queued for the workspace's webhooks; null until then. */
+  published_at: Date | null;
+}
+
+/** A day of a project whose change events must be evaluated again (runs landed on it or before it). */
+export interface PendingDetectionsTable {
+  project_id: string;
+  day: Day;
+  queued_at: CreatedAt;
+}
+
+/** A competitor's search of the answers recorded before it was added. */
+export interface SubjectBackfillsTable {
+  project_id: string;
+  subject_id: string;
+  until: Date;
+  after_created_at: Date | null;
+  after_run_id: string | null;
+  done_at: Date | null;
 }
 
 export interface IngestLinesTable {
@@ -295,6 +323,8 @@ export interface WebhookDeliveriesTable {
   status: 'pending' | 'delivered' | 'failed';
   attempts: Generated<number>;
   next_attempt_at: Date;
+  /** Claimed by an instance sending it until then; null when not claimed. */
+  claimed_until: Date | null;
   last_error: string | null;
   delivered_at: Date | null;
   created_at: CreatedAt;

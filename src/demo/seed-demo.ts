@@ -1,12 +1,14 @@
-import type { Kysely } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { createApiKey } from '../auth/create-api-key.ts';
-import { addCompetitor } from '../projects/add-competitor.ts';
+import { detectPendingIn } from '../changes/detect-changes.ts';
+import { insertCompetitor } from '../projects/add-competitor.ts';
 import { createProject } from '../projects/create-project.ts';
-import { createWorkspace } from '../workspaces/create-workspace.ts';
-import { randomUUID } from 'node:crypto';
-import { importRuns } from '../runs/import-runs.ts';
+import { parseRunLine, type RunRecord } from '../runs/parse-run-line.ts';
+import { recordRunsIn } from '../runs/record-runs.ts';
 import { utcDay } from '../usage/calendar.ts';
+import { createWorkspace } from '../workspaces/create-workspace.ts';
 import { demoRunLines } from './demo-runs.ts';
 
 export interface DemoSeed {
@@ -15,47 +17,55 @@ export interface DemoSeed {
   keys: { read: string; ingest: string };
 }
 
+/** Held while the start-up seeding decides and seeds: two instances starting at once seed once. */
+const SEED_LOCK = 0x5345_4544;
+
 /**
- * The demo brand, its three rivals, a few topics, 28 days of runs (demo-runs.ts) and two keys: `read` for the whole workspace and
- * `ingest` bound to the brand (ingest keys post to their own brand only). Into `workspaceId` when
- * given, else into a new workspace.
+ * The demo brand, its three rivals, a few topics, 28 days of runs (demo-runs.ts) and two keys:
+ * `read` for the whole workspace and `ingest` bound to the brand. Into `workspaceId` when given,
+ * else into a new workspace. All of it in one transaction: a crash leaves no half-seeded demo.
  */
-export async function seedDemo(
-  db: Kysely<DB>,
-  options: { workspaceId?: string | undefined; now?: Date | undefined } = {},
-): Promise<DemoSeed> {
-  const workspaceId = options.workspaceId ?? (await createWorkspace(db, { name: 'Demo workspace', plan: 'growth' })).id;
-  const { id: projectId } = await createProject(db, workspaceId, {
-    name: 'Acme CRM',
-    domain: 'acme.com',
-    color: '#2563eb',
-    aliases: ['Acme', 'AcmeCRM'],
+export async function seedDemo(db: Kysely<DB>, options: { workspaceId?: string | undefined; now?: Date | undefined } = {}): Promise<DemoSeed> {
+  return db.transaction().execute((tx) => seedIn(tx, options.workspaceId, options.now ?? new Date()));
+}
+
+/**
+ * The start-up seeding: the demo on an empty database (no workspace yet), else nothing
+ * (undefined). Decided and done in one transaction holding a lock, so of several instances
+ * starting at once on an empty database exactly one seeds, and prints the keys.
+ */
+export async function seedDemoIfEmpty(db: Kysely<DB>, now: Date = new Date()): Promise<DemoSeed | undefined> {
+  return db.transaction().execute(async (tx) => {
+    await sql`select pg_advisory_xact_lock(${SEED_LOCK})`.execute(tx);
+    const any = await tx.selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
+    if (any) return undefined;
+    return seedIn(tx, undefined, now);
   });
-  const rivals = [
+}
+
+async function seedIn(tx: Transaction<DB>, workspaceId: string | undefined, now: Date): Promise<DemoSeed> {
+  const workspace = workspaceId ?? (await createWorkspace(tx, { name: 'Demo workspace', plan: 'growth' })).id;
+  const { id: projectId } = await createProject(tx, workspace, { name: 'Acme CRM', domain: 'acme.com', color: '#2563eb', aliases: ['Acme', 'AcmeCRM'] });
+  for (const rival of [
     { name: 'Globex', domain: 'globex.com', color: '#dc2626', aliases: ['Globex CRM'] },
     { name: 'Initech', domain: 'initech.com', color: '#16a34a', aliases: [] },
     { name: 'Umbrella', domain: 'umbrella.io', color: '#9333ea', aliases: ['Umbrella Sales'] },
-  ];
-  for (const rival of rivals) await addCompetitor(db, projectId, rival);
-  await db
+  ]) {
+    await insertCompetitor(tx, projectId, rival);
+  }
+  await tx
     .insertInto('topics')
-    .values(
-      ['CRM software', 'Sales automation', 'Customer support'].map((name) => ({
-        id: randomUUID(),
-        workspace_id: workspaceId,
-        project_id: projectId,
-        name,
-      })),
-    )
+    .values(['CRM software', 'Sales automation', 'Customer support'].map((name) => ({ id: randomUUID(), workspace_id: workspace, project_id: projectId, name })))
     .execute();
-  await importRuns(db, projectId, demoRunLines(projectId, utcDay(options.now ?? new Date())));
-  const read = await createApiKey(db, { workspaceId, scopes: ['read'], name: 'demo read' });
-  const ingest = await createApiKey(db, { workspaceId, projectId, scopes: ['ingest'], name: 'demo ingest' });
-  return { workspaceId, projectId, keys: { read: read.key, ingest: ingest.key } };
-}
-
-/** Whether the database holds no workspace yet: the only time `npm start` seeds the demo. */
-export async function isEmpty(db: Kysely<DB>): Promise<boolean> {
-  const row = await db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
-  return row === undefined;
+  const records: RunRecord[] = [];
+  for (const line of demoRunLines(projectId, utcDay(now))) {
+    const parsed = parseRunLine(line, now);
+    if (!parsed.ok) throw new Error(`demo run refused: ${parsed.message}`);
+    records.push(parsed.record);
+  }
+  for (let i = 0; i < records.length; i += 500) await recordRunsIn(tx, projectId, records.slice(i, i + 500));
+  await detectPendingIn(tx, projectId, now);
+  const read = await createApiKey(tx, { workspaceId: workspace, scopes: ['read'], name: 'demo read' });
+  const ingest = await createApiKey(tx, { workspaceId: workspace, projectId, scopes: ['ingest'], name: 'demo ingest' });
+  return { workspaceId: workspace, projectId, keys: { read: read.key, ingest: ingest.key } };
 }

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, RateLimitedError, type ErrorCode, type ErrorDetails } from './errors.ts';
 
@@ -6,7 +8,7 @@ interface ErrorBody {
 }
 
 /** HTTP-level refusals that keep their own status, with code `bad_request` (operations.md 5). */
-const HTTP_LEVEL_STATUSES = new Set([405, 413, 415, 431]);
+const HTTP_LEVEL_STATUSES = new Set([405, 408, 413, 414, 415, 431]);
 
 const STATUS_TO_CODE: Record<number, ErrorCode> = {
   401: 'unauthorized',
@@ -113,4 +115,43 @@ function describe(keyword: string, params: Record<string, unknown>, message: str
     return allowed !== undefined ? `must be one of ${JSON.stringify(allowed)}` : 'is not an allowed value';
   }
   return message ?? 'is not valid';
+}
+
+/**
+ * Errors Fastify's router raises before any route (a bad percent-encoding, a path parameter
+ * longer than the router allows): the error body, code `bad_request`.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+  const message =
+    error.code === 'FST_ERR_BAD_URL'
+      ? 'the URL is not valid: a `%` must start a percent-encoded byte (like %20)'
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? 'the URL is too long: a path segment exceeds the length allowed'
+        : 'the request could not be routed';
+  const body: ErrorBody = { error: { code: 'bad_request', message } };
+  void reply.status(status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * What Node's HTTP parser refuses before Fastify sees a request (a malformed request line or
+ * header, headers over the size limit, a request too slow to arrive): the error body too, code
+ * `bad_request`, with 431 for oversized headers, 408 for a timeout, 400 otherwise.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const message =
+    status === 431
+      ? 'the request headers (or the URL) are larger than the service accepts'
+      : status === 408
+        ? 'the request did not arrive in time'
+        : 'the request is not valid HTTP';
+  const body = JSON.stringify({ error: { code: 'bad_request', message } } satisfies ErrorBody);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

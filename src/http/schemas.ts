@@ -2,7 +2,8 @@ import { Type, type TSchema } from 'typebox';
 
 /** Schema pieces every route shares. */
 
-export const Uuid = Type.String({ format: 'uuid', description: 'a UUID' });
+/** A UUID in its plain 36-character form (the `urn:uuid:` form JSON Schema's format allows is refused). */
+export const Uuid = Type.String({ format: 'uuid', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'a UUID' });
 
 /** A calendar day, `YYYY-MM-DD` (UTC). */
 export const IsoDate = Type.String({ format: 'date', description: 'a UTC day, YYYY-MM-DD' });

@@ -1,45 +1,70 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/types.ts';
-import { ConflictError, NotFoundError } from '../http/errors.ts';
-import { attributeCitedUrls } from '../runs/attribute-cited-urls.ts';
-import type { Subject } from '../runs/subjects.ts';
+import { detectPendingChanges } from '../changes/detect-changes.ts';
+import { queueDetection } from '../changes/queue-detection.ts';
+import { lockProject } from '../db/lock-project.ts';
+import { ConflictError } from '../http/errors.ts';
+import { backfillSubject } from '../runs/backfill-subject.ts';
+import { loadProjectSubjects } from '../runs/load-project-subjects.ts';
+import { citedSubject } from '../runs/resolve-run.ts';
+import { moveSubjectCitations, ownershipOf, type UrlOwnership } from '../runs/subject-citations.ts';
 import { validateSubject, type SubjectInput } from './subject-fields.ts';
 
 /**
- * Tracks a rival of the project's brand. The brand's own domain cannot be a competitor's. Pages
- * already cited under the new domain are credited to the competitor (attribute-cited-urls.ts).
+ * Tracks a rival of the project's brand (the brand's own domain cannot be a competitor's), under
+ * the project lock so no batch of runs is half-written across the moment it starts being tracked:
+ * - the runs recorded from now on track it;
+ * - pages already cited under its domain that it now owns (it is more specific than their owner,
+ *   or they had none) pass to it with their past citations (subject-citations.ts);
+ * - the runs recorded before, where they kept their answer text, are searched for it
+ *   (backfill-subject.ts), so its history is real where it can be; the rest of its past stays
+ *   "not sampled yet". The search runs before this returns (resumed by the server if cut short),
+ *   and the change events of the days it touched are detected.
  */
 export async function addCompetitor(db: Kysely<DB>, projectId: string, input: SubjectInput): Promise<{ id: string }> {
+  const { id } = await db.transaction().execute((tx) => insertCompetitor(tx, projectId, input));
+  await backfillSubject(db, projectId, id);
+  await detectPendingChanges(db, projectId);
+  return { id };
+}
+
+/** The competitor, its pages and its backfill job, in the caller's transaction (taking the project lock). */
+export async function insertCompetitor(tx: Transaction<DB>, projectId: string, input: SubjectInput): Promise<{ id: string }> {
   const fields = validateSubject(input);
-  return db.transaction().execute(async (tx) => {
-    const project = await tx
-      .selectFrom('projects')
-      .select(['id', 'workspace_id', 'domain'])
-      .where('id', '=', projectId)
-      .executeTakeFirst();
-    if (!project) throw new NotFoundError(`no project ${projectId}`);
-    const taken = await tx
-      .selectFrom('competitors')
-      .select('id')
-      .where('project_id', '=', projectId)
-      .where('domain', '=', fields.domain)
-      .executeTakeFirst();
-    if (taken || project.domain === fields.domain) {
-      throw new ConflictError(`${fields.domain} is already tracked in this project`);
-    }
-    const id = randomUUID();
-    await tx
-      .insertInto('competitors')
-      .values({ id, workspace_id: project.workspace_id, project_id: projectId, ...fields })
-      .execute();
-    const brand = await tx.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow();
-    const competitors = await tx.selectFrom('competitors').selectAll().where('project_id', '=', projectId).execute();
-    const subjects: Subject[] = [
-      { type: 'brand', id: brand.id, name: brand.name, domain: brand.domain, aliases: brand.aliases },
-      ...competitors.map((c) => ({ type: 'competitor' as const, id: c.id, name: c.name, domain: c.domain, aliases: c.aliases })),
-    ];
-    await attributeCitedUrls(tx, projectId, subjects, fields.domain);
-    return { id };
-  });
+  const id = randomUUID();
+  await lockProject(tx, projectId);
+  const { workspaceId, subjects } = await loadProjectSubjects(tx, projectId);
+  if (subjects.some((s) => s.domain === fields.domain)) throw new ConflictError(`${fields.domain} is already tracked in this project`);
+  await tx.insertInto('competitors').values({ id, workspace_id: workspaceId, project_id: projectId, ...fields }).execute();
+  // Runs recorded before this moment did not track it; those with answer text will be searched.
+  // (Compared in SQL: timestamps keep their microseconds there.)
+  await sql`insert into subject_backfills (project_id, subject_id, until)
+    select ${projectId}, c.id, c.created_at from competitors c
+    where c.id = ${id} and exists (
+      select 1 from runs r where r.project_id = ${projectId} and r.answer is not null and r.created_at < c.created_at)`.execute(tx);
+
+  const all = [...subjects, { type: 'competitor' as const, id, ...fields }];
+  const candidates = await tx
+    .selectFrom('cited_urls')
+    .select(['id', 'host', 'status', 'subject_id'])
+    .where('project_id', '=', projectId)
+    .where((eb) => eb.or([eb('host', '=', fields.domain), eb('host', 'like', `%.${fields.domain}`)]))
+    .execute();
+  const changes = new Map<string, { before: UrlOwnership; after: UrlOwnership }>();
+  const taken: string[] = [];
+  for (const url of candidates) {
+    if (citedSubject(all, url.host)?.id !== id) continue;
+    taken.push(url.id);
+    changes.set(url.id, { before: ownershipOf(url), after: ownershipOf({ subject_id: id, status: url.status }) });
+  }
+  if (taken.length) {
+    await tx.updateTable('cited_urls').set({ subject_type: 'competitor', subject_id: id }).where('id', 'in', taken).execute();
+    await moveSubjectCitations(tx, projectId, changes);
+    // Its citing share changed on the days those pages were cited.
+    const days = await sql<{ day: string }>`select distinct r.day from runs r join run_citations c on c.project_id = r.project_id and c.run_id = r.id
+      where r.project_id = ${projectId} and c.url_id in (${sql.join(taken)})`.execute(tx);
+    await queueDetection(tx, projectId, days.rows.map((d) => d.day));
+  }
+  return { id };
 }

@@ -28,7 +28,14 @@ describe('parseRunLine', () => {
     );
     assert.ok(parsed.ok);
     assert.deepEqual(parsed.record.mentions, [{ subject: 'Acme', position: 1, sentiment: undefined, count: 1 }]);
-    assert.deepEqual(parsed.record.citations, [{ url: 'https://acme.com/x', status: 'unchecked', articleType: undefined }]);
+    assert.deepEqual(parsed.record.citations, [{ url: 'https://acme.com/x', rawUrl: 'https://acme.com/x', status: 'unchecked', articleType: undefined }]);
+  });
+
+  test('a cited URL is kept by its identity (normalize-url.ts) and as first given, for display', () => {
+    const parsed = parseRunLine(JSON.stringify({ ...valid, citations: [{ url: 'https://Acme.com/pricing/?utm_source=chatgpt.com#plans' }] }));
+    assert.ok(parsed.ok);
+    assert.equal(parsed.record.citations[0]!.url, 'https://acme.com/pricing');
+    assert.equal(parsed.record.citations[0]!.rawUrl, 'https://acme.com/pricing/?utm_source=chatgpt.com');
   });
 
   for (const [name, change, reason] of [
@@ -59,6 +66,33 @@ describe('parseRunLine', () => {
       if (!parsed.ok) assert.match(parsed.message, reason);
     });
   }
+
+  // One bad line aborted a whole import: everything PostgreSQL would refuse is refused per line.
+  for (const [name, change, reason] of [
+    ['a NUL character in the prompt', { prompt: 'best\u0000crm' }, /NUL/],
+    ['a NUL character in the answer', { answer: 'Acme\u0000' }, /NUL/],
+    ['a NUL character in a topic', { topic: '\u0000' }, /NUL/],
+    ['a NUL character in a mention', { mentions: [{ subject: 'Ac\u0000me' }] }, /NUL/],
+    ['an unpaired surrogate in the prompt', { prompt: 'crm \ud800' }, /surrogate/],
+    ['an unpaired surrogate in an advertiser', { ads: [{ advertiser: '\udfff' }] }, /surrogate/],
+    ['a run time in year 9999', { ranAt: '9999-01-01T00:00:00Z' }, /future/],
+    ['a run time next month', { ranAt: '2026-12-31T00:00:00Z' }, /future/],
+    ['a run time in 1970', { ranAt: '1970-01-01T00:00:00Z' }, /before 2020/],
+    ['a position out of range', { mentions: [{ subject: 'Acme', position: 1e12 }] }, /position/],
+    ['a count out of range', { mentions: [{ subject: 'Acme', count: 2 ** 40 }] }, /count/],
+    ['a sentiment out of range', { mentions: [{ subject: 'Acme', sentiment: 1e300 }] }, /sentiment/],
+  ] as const) {
+    test(`rejects ${name} with a reason`, () => {
+      const parsed = parseRunLine(JSON.stringify({ ...valid, ...change }), new Date('2026-11-23T12:00:00Z'));
+      assert.equal(parsed.ok, false);
+      if (!parsed.ok) assert.match(parsed.message, reason);
+    });
+  }
+
+  test('a run up to a day ahead of the clock is accepted (clock skew)', () => {
+    const parsed = parseRunLine(JSON.stringify({ ...valid, ranAt: '2026-11-24T06:00:00Z' }), new Date('2026-11-23T12:00:00Z'));
+    assert.ok(parsed.ok);
+  });
 
   test('rejects what is not a JSON object', () => {
     for (const line of ['', 'nope', '[]', '42', 'null', '"run"', '{"engine":']) {

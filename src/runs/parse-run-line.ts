@@ -1,3 +1,4 @@
+import { normalizeUrl } from './normalize-url.ts';
 import { ARTICLE_TYPES, CITATION_STATUSES, ENGINE_KEYS, includes, type ArticleType, type CitationStatus, type EngineKey } from './vocabulary.ts';
 
 /** One run record (operations.md section 3), validated and normalised. */
@@ -27,7 +28,10 @@ export interface MentionInput {
 }
 
 export interface CitationInput {
+  /** The page's identity (normalize-url.ts). */
   url: string;
+  /** As cited, for display. */
+  rawUrl: string;
   status: CitationStatus;
   articleType: ArticleType | undefined;
 }
@@ -44,6 +48,10 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[
 const MAX_TEXT = 1_000;
 const MAX_ANSWER = 200_000;
 const MAX_ITEMS = 200;
+/** The earliest run time accepted: before any answer engine existed is a typo, not history. */
+export const EARLIEST_RUN = Date.UTC(2020, 0, 1);
+/** How far ahead of the clock a run time may be (clock skew), no further. */
+export const FUTURE_SLACK_MS = 86_400_000;
 
 class LineError extends Error {}
 
@@ -51,8 +59,12 @@ function fail(message: string): never {
   throw new LineError(message);
 }
 
-/** Parses one JSON Lines record; the message says what is wrong, field by field. */
-export function parseRunLine(line: string): ParsedLine {
+/**
+ * Parses one JSON Lines record; the message says what is wrong, field by field. Everything a
+ * PostgreSQL column could refuse is refused here, line by line: characters text cannot hold (NUL,
+ * unpaired surrogates), numbers out of range, run times outside 2020 to tomorrow.
+ */
+export function parseRunLine(line: string, now: Date = new Date()): ParsedLine {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -60,14 +72,14 @@ export function parseRunLine(line: string): ParsedLine {
     return { ok: false, message: 'not valid JSON' };
   }
   try {
-    return { ok: true, record: toRecord(value) };
+    return { ok: true, record: toRecord(value, now) };
   } catch (error) {
     if (error instanceof LineError) return { ok: false, message: error.message };
     throw error;
   }
 }
 
-function toRecord(value: unknown): RunRecord {
+function toRecord(value: unknown, now: Date): RunRecord {
   if (!isObject(value)) fail('a run must be a JSON object');
   const id = optional(value, 'id', (v) => (typeof v === 'string' && UUID.test(v) ? v.toLowerCase() : fail('`id` must be a UUID')));
   const engine = value.engine;
@@ -82,9 +94,11 @@ function toRecord(value: unknown): RunRecord {
   }
   const ranAt = new Date(value.ranAt);
   if (Number.isNaN(ranAt.getTime()) || !realCalendarTime(value.ranAt)) fail('`ranAt` is not a real date-time');
+  if (ranAt.getTime() < EARLIEST_RUN) fail('`ranAt` is before 2020: answer engines were not sampled then');
+  if (ranAt.getTime() > now.getTime() + FUTURE_SLACK_MS) fail(`\`ranAt\` is in the future (after ${new Date(now.getTime() + FUTURE_SLACK_MS).toISOString()})`);
   const status = value.status;
   if (status !== 'ok' && status !== 'failed') fail('`status` must be ok or failed');
-  const answer = optional(value, 'answer', (v) => (typeof v === 'string' && v.length <= MAX_ANSWER ? v : fail(`\`answer\` must be a string of at most ${MAX_ANSWER} characters`)));
+  const answer = optional(value, 'answer', (v) => storable(typeof v === 'string' && v.length <= MAX_ANSWER ? v : fail(`\`answer\` must be a string of at most ${MAX_ANSWER} characters`), '`answer`'));
   const mentions = optional(value, 'mentions', (v) => list(v, '`mentions`').map((m, i) => mention(m, i)));
   const citations = optional(value, 'citations', (v) => list(v, '`citations`').map((c, i) => citation(c, i))) ?? [];
   const ads = optional(value, 'ads', (v) => list(v, '`ads`').map((a, i) => ad(a, i))) ?? [];
@@ -121,10 +135,11 @@ function mention(value: unknown, i: number): MentionInput {
 function citation(value: unknown, i: number): CitationInput {
   const at = `\`citations[${i}]\``;
   if (!isObject(value)) fail(`${at} must be an object`);
-  const url = httpUrl(value.url, `${at}.url`);
+  const rawUrl = httpUrl(value.url, `${at}.url`);
+  const url = normalizeUrl(rawUrl)!;
   const status = optional(value, 'status', (v) => (includes(CITATION_STATUSES, v) ? v : fail(`${at}.status must be one of ${CITATION_STATUSES.join(', ')}`))) ?? 'unchecked';
   const articleType = optional(value, 'articleType', (v) => (includes(ARTICLE_TYPES, v) ? v : fail(`${at}.articleType must be one of ${ARTICLE_TYPES.join(', ')}`)));
-  return { url, status, articleType };
+  return { url, rawUrl, status, articleType };
 }
 
 function ad(value: unknown, i: number): AdInput {
@@ -136,9 +151,10 @@ function ad(value: unknown, i: number): AdInput {
   return { advertiser, url };
 }
 
-/** An absolute http(s) URL, normalised (lower-case host, no fragment). */
+/** An absolute http(s) URL, as given but for its fragment (parsed: lower-case host, encoded characters). */
 function httpUrl(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.length > 2_000) fail(`${name} must be an http(s) URL of at most 2000 characters`);
+  storable(value, name);
   let url: URL;
   try {
     url = new URL(value);
@@ -163,7 +179,17 @@ function text(value: unknown, name: string, max: number): string | undefined {
   const trimmed = value.trim();
   if (trimmed === '') return undefined;
   if (trimmed.length > max) fail(`${name} must be at most ${max} characters`);
-  return trimmed;
+  return storable(trimmed, name);
+}
+
+/**
+ * Text PostgreSQL can store: no NUL character (text columns cannot hold one) and no unpaired UTF-16
+ * surrogate (it has no UTF-8 form; the driver would silently turn it into U+FFFD).
+ */
+function storable(value: string, name: string): string {
+  if (value.includes('\u0000')) fail(`${name} contains a NUL character (\\u0000), which cannot be stored`);
+  if (!value.isWellFormed()) fail(`${name} contains an unpaired surrogate (invalid Unicode), which cannot be stored`);
+  return value;
 }
 
 function list(value: unknown, name: string): unknown[] {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
+import { clientAddressKey } from '../http/client-key.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Redis } from 'ioredis';
@@ -132,7 +133,7 @@ export async function publicTrafficRoutes(app: FastifyInstance, deps: Deps): Pro
       global: true,
       max: BEACON_RATE_LIMIT,
       timeWindow: 60_000,
-      keyGenerator: (request) => `beacon:${createHash('sha256').update(request.ip).digest('hex').slice(0, 32)}`,
+      keyGenerator: (request) => `beacon:${createHash('sha256').update(clientAddressKey(request.ip)).digest('hex').slice(0, 32)}`,
       ...(deps.redis ? { redis: deps.redis, nameSpace: 'sightline-beacon-', skipOnError: true } : {}),
       addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
       addHeaders: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false, 'retry-after': true },

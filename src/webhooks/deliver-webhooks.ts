@@ -1,12 +1,16 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
+import { OutboundError, type Outbound } from '../outbound/outbound.ts';
 import { SIGNATURE_HEADER, signPayload } from './sign-payload.ts';
 
 /** Attempts before a delivery is given up (about two days of backoff in all). */
 export const MAX_ATTEMPTS = 12;
-/** How long a claimed delivery is reserved for the instance sending it. */
-const LEASE_MS = 60_000;
-const TIMEOUT_MS = 10_000;
+/** The longest a send may take. */
+export const SEND_TIMEOUT_MS = 10_000;
+/** How long a claimed delivery is its instance's: longer than the worst send, which starts at once. */
+export const CLAIM_MS = 6 * SEND_TIMEOUT_MS;
+/** Sends in flight to one endpoint at a time: one dead or slow endpoint holds back nobody else. */
+export const PER_ENDPOINT = 4;
 
 /** Backoff after the n-th failed attempt: 30 s, 1 min, 2 min, ... at most 6 h. */
 export function backoffMs(attempt: number): number {
@@ -14,67 +18,55 @@ export function backoffMs(attempt: number): number {
 }
 
 /**
- * Sends the deliveries that are due. Each is first claimed (a lease, committed), then POSTed
- * outside any transaction, then marked delivered, or rescheduled with backoff, or given up. Several
- * instances may run this at once: a claimed delivery is skipped by the others (SKIP LOCKED and the
- * lease). A crash while sending leaves the lease to expire and the delivery is sent again: at least
- * once; receivers dedupe on the `sightline-event-id` header.
+ * Sends the deliveries that are due. Each is first claimed (`claimed_until`, committed: an
+ * UPDATE that re-checks the claim, so two instances never claim one delivery), at most
+ * PER_ENDPOINT in flight per endpoint across instances; the claimed ones are sent in parallel at
+ * once, each within SEND_TIMEOUT_MS, well inside the claim; then each is marked delivered,
+ * rescheduled with backoff, or given up. A crash while sending lets the claim lapse and the
+ * delivery is sent again: at least once; receivers dedupe on the `sightline-event-id` header.
  */
-export async function deliverDue(db: Kysely<DB>, now: Date, send: typeof fetch = fetch, limit = 20): Promise<{ delivered: number; failed: number }> {
-  const claimed = await db.transaction().execute(async (tx) => {
-    const due = await tx
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-      .select(['d.id', 'd.event_id', 'd.payload', 'd.attempts', 'w.url', 'w.secret'])
-      .where('d.status', '=', 'pending')
-      .where('d.next_attempt_at', '<=', now)
-      .orderBy('d.next_attempt_at')
-      .limit(limit)
-      .forUpdate('d')
-      .skipLocked()
-      .execute();
-    if (due.length > 0) {
-      await tx
-        .updateTable('webhook_deliveries')
-        .set({ next_attempt_at: new Date(now.getTime() + LEASE_MS), attempts: sql`attempts + 1` })
-        .where('id', 'in', due.map((d) => d.id))
-        .execute();
-    }
-    return due;
-  });
+export async function deliverDue(db: Kysely<DB>, outbound: Outbound, now: Date, limit = 50): Promise<{ delivered: number; failed: number }> {
+  const claimed = await sql<{ id: string; event_id: string; payload: string; attempts: number; url: string; secret: string }>`
+    with due as (
+      select d.id, row_number() over (partition by d.webhook_id order by d.next_attempt_at, d.id) as place,
+        coalesce(f.in_flight, 0) as in_flight, d.next_attempt_at
+      from webhook_deliveries d
+      left join (
+        select webhook_id, count(*) as in_flight from webhook_deliveries
+        where status = 'pending' and claimed_until > ${now} group by webhook_id
+      ) f on f.webhook_id = d.webhook_id
+      where d.status = 'pending' and d.next_attempt_at <= ${now} and (d.claimed_until is null or d.claimed_until <= ${now})
+    ),
+    chosen as (
+      select id from due where place <= ${PER_ENDPOINT} - in_flight order by next_attempt_at, id limit ${limit}
+    ),
+    claimed as (
+      update webhook_deliveries d set claimed_until = ${new Date(now.getTime() + CLAIM_MS)}, attempts = d.attempts + 1
+      from chosen c
+      where d.id = c.id and d.status = 'pending' and (d.claimed_until is null or d.claimed_until <= ${now})
+      returning d.id, d.event_id, d.payload, d.attempts, d.webhook_id
+    )
+    select c.id, c.event_id, c.payload, c.attempts, w.url, w.secret from claimed c join webhooks w on w.id = c.webhook_id`.execute(db);
+
+  const outcomes = await Promise.all(claimed.rows.map((d) => send(outbound, d, now)));
   let delivered = 0;
   let failed = 0;
-  for (const d of claimed) {
-    const attempt = d.attempts + 1;
-    const timestamp = Math.floor(now.getTime() / 1000);
-    let error: string | undefined;
-    try {
-      const response = await send(d.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'Sightline-Webhooks/1',
-          'sightline-event-id': d.event_id,
-          [SIGNATURE_HEADER]: signPayload(d.secret, timestamp, d.payload),
-        },
-        body: d.payload,
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-        redirect: 'manual',
-      });
-      if (response.status < 200 || response.status >= 300) error = `HTTP ${response.status}`;
-      await response.body?.cancel().catch(() => undefined);
-    } catch (e) {
-      error = e instanceof Error ? e.message : String(e);
-    }
+  for (const [i, error] of outcomes.entries()) {
+    const d = claimed.rows[i]!;
     if (error === undefined) {
       delivered++;
-      await db.updateTable('webhook_deliveries').set({ status: 'delivered', delivered_at: now, last_error: null }).where('id', '=', d.id).execute();
+      await db.updateTable('webhook_deliveries').set({ status: 'delivered', delivered_at: now, claimed_until: null, last_error: null }).where('id', '=', d.id).execute();
     } else {
       failed++;
-      const giveUp = attempt >= MAX_ATTEMPTS;
+      const giveUp = d.attempts >= MAX_ATTEMPTS;
       await db
         .updateTable('webhook_deliveries')
-        .set({ status: giveUp ? 'failed' : 'pending', next_attempt_at: new Date(now.getTime() + backoffMs(attempt)), last_error: error.slice(0, 500) })
+        .set({
+          status: giveUp ? 'failed' : 'pending',
+          next_attempt_at: new Date(now.getTime() + backoffMs(d.attempts)),
+          claimed_until: null,
+          last_error: error.slice(0, 500),
+        })
         .where('id', '=', d.id)
         .execute();
     }
@@ -82,20 +74,23 @@ export async function deliverDue(db: Kysely<DB>, now: Date, send: typeof fetch =
   return { delivered, failed };
 }
 
-/** Runs deliverDue every `intervalMs` until stopped; one pass at a time. */
-export function startWebhookWorker(db: Kysely<DB>, options: { intervalMs?: number; onError?: (error: unknown) => void } = {}): () => Promise<void> {
-  let running: Promise<unknown> | undefined;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = deliverDue(db, new Date())
-      .catch((error) => options.onError?.(error))
-      .finally(() => {
-        running = undefined;
-      });
-  }, options.intervalMs ?? 5_000);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+/** One POST; undefined when the receiver accepted it (2xx), else what went wrong. */
+async function send(outbound: Outbound, d: { event_id: string; payload: string; secret: string; url: string }, now: Date): Promise<string | undefined> {
+  try {
+    const response = await outbound.request(d.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'Sightline-Webhooks/1',
+        'sightline-event-id': d.event_id,
+        [SIGNATURE_HEADER]: signPayload(d.secret, Math.floor(now.getTime() / 1000), d.payload),
+      },
+      body: d.payload,
+      timeoutMs: SEND_TIMEOUT_MS,
+      maxBytes: 4_096,
+    });
+    return response.status >= 200 && response.status < 300 ? undefined : `HTTP ${response.status}`;
+  } catch (error) {
+    return error instanceof OutboundError ? `${error.failure}: ${error.message}` : String(error);
+  }
 }

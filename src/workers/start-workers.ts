@@ -1,0 +1,33 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import { drainPendingDetections } from '../changes/drain-pending-detections.ts';
+import type { Outbound } from '../outbound/outbound.ts';
+import { resumeBackfills } from '../runs/backfill-subject.ts';
+import { pruneTraffic } from '../traffic/prune-traffic.ts';
+import { deliverDue } from '../webhooks/deliver-webhooks.ts';
+import { pruneWebhookDeliveries } from '../webhooks/prune-webhook-deliveries.ts';
+import { publishChangeEvents } from '../webhooks/publish-change-events.ts';
+import { every } from './every.ts';
+
+/**
+ * The server's background work. Every piece keeps its state in the database, so any number of
+ * instances may run it at once and a restart resumes it: webhook fan-out and delivery, change
+ * detection left pending, competitor backfills left unfinished, retention.
+ */
+export function startWorkers(db: Kysely<DB>, outbound: Outbound, onError: (error: unknown) => void): () => Promise<void> {
+  const stops = [
+    every(2_000, async () => {
+      await publishChangeEvents(db, new Date());
+      await deliverDue(db, outbound, new Date());
+    }, onError),
+    every(5_000, () => drainPendingDetections(db, new Date()), onError),
+    every(30_000, () => resumeBackfills(db), onError),
+    every(3_600_000, async () => {
+      await pruneWebhookDeliveries(db, new Date());
+      await pruneTraffic(db, new Date());
+    }, onError),
+  ];
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
+  };
+}
