@@ -332,7 +332,7 @@ async function importDataset(db: Kysely<DB>, projectId: string, ds: Dataset, met
 // ---------------------------------------------------------------------------------------------
 // Sizes and counts
 
-const COUNTED_TABLES = ['runs', 'run_mentions', 'run_citations', 'run_ads', 'cited_urls', 'prompts', 'topics', 'run_rollup', 'subject_rollup', 'citation_rollup'] as const;
+const COUNTED_TABLES = ['runs', 'run_ads', 'cited_urls', 'prompts', 'topics', 'run_rollup', 'subject_rollup', 'url_days'] as const;
 
 async function tableFigures(db: Kysely<DB>): Promise<{ table: string; rows: number; totalMiB: number }[]> {
   const out = [];
@@ -348,7 +348,7 @@ async function tableFigures(db: Kysely<DB>): Promise<{ table: string; rows: numb
 async function statsState(db: Kysely<DB>): Promise<{ table: string; liveTuples: number; lastAnalyze: string }[]> {
   const rows = await sql<{ relname: string; n_live_tup: number; last_analyze: Date | null; last_autoanalyze: Date | null }>`
     select relname, n_live_tup::int8 as n_live_tup, last_analyze, last_autoanalyze from pg_stat_user_tables
-    where relname in ('runs', 'run_rollup', 'subject_rollup', 'citation_rollup', 'cited_urls') order by relname`.execute(db);
+    where relname in ('runs', 'run_rollup', 'subject_rollup', 'url_days', 'cited_urls') order by relname`.execute(db);
   return rows.rows.map((r) => {
     const at = [r.last_analyze, r.last_autoanalyze].filter((d): d is Date => d instanceof Date).sort((a, b) => b.getTime() - a.getTime())[0];
     return { table: r.relname, liveTuples: Number(r.n_live_tup), lastAnalyze: at ? at.toISOString() : 'never' };

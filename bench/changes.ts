@@ -108,7 +108,7 @@ function statementKind(text: string): string {
   return t.split(' ')[0] ?? t;
 }
 
-const count = async (db: Kysely<DB>, t: 'runs' | 'change_events' | 'run_rollup' | 'subject_rollup' | 'citation_rollup' | 'run_ads', projectId: string) =>
+const count = async (db: Kysely<DB>, t: 'runs' | 'change_events' | 'run_rollup' | 'subject_rollup' | 'url_days' | 'run_ads', projectId: string) =>
   Number((await db.selectFrom(t).select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', projectId).executeTakeFirstOrThrow()).n);
 
 async function benchServer(scratch: ScratchDb): Promise<void> {
@@ -163,7 +163,7 @@ async function benchServer(scratch: ScratchDb): Promise<void> {
     run_ads: await count(db, 'run_ads', projectId),
     run_rollup: await count(db, 'run_rollup', projectId),
     subject_rollup: await count(db, 'subject_rollup', projectId),
-    citation_rollup: await count(db, 'citation_rollup', projectId),
+    url_days: await count(db, 'url_days', projectId),
     change_events: await count(db, 'change_events', projectId),
   };
   serverFigures.push({
@@ -294,7 +294,7 @@ for (const open of opens) {
 const loadEnd = loadavg();
 
 log('\nImport:\n');
-log(table(['server', 'runs', 'days', 'seconds', 'runs/s', 'change events', 'run_rollup rows', 'citation_rollup rows'], serverFigures.map((s) => [s.server + (s.import.aborted ? ' (import stopped early)' : ''), s.import.runs, s.import.days, s.import.seconds, s.import.runsPerSecond, s.tables.change_events ?? NaN, s.tables.run_rollup ?? NaN, s.tables.citation_rollup ?? NaN])));
+log(table(['server', 'runs', 'days', 'seconds', 'runs/s', 'change events', 'run_rollup rows', 'url_days rows'], serverFigures.map((s) => [s.server + (s.import.aborted ? ' (import stopped early)' : ''), s.import.runs, s.import.days, s.import.seconds, s.import.runsPerSecond, s.tables.change_events ?? NaN, s.tables.run_rollup ?? NaN, s.tables.url_days ?? NaN])));
 log('\ndetectChanges (ms):\n');
 log(table(['server', 'statistics', 'case', 'days passed', 'median', 'min', 'max'], detectFigures.map((f) => [f.server, f.stats, f.case, f.days, f.medianMs, f.minMs, f.maxMs])));
 log('\nOne call, by statement (ms):\n');

@@ -1,12 +1,14 @@
 import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { DB } from './db/types.ts';
 import type { TrustProxy } from './config.ts';
 import { authPlugin } from './auth/auth-plugin.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.ts';
+import { logRequests } from './http/log-requests.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { layeredCache, memoryCache, redisCache } from './http/response-cache.ts';
 import { openApiRoute } from './http/openapi-route.ts';
 import { registerKeyRateLimit } from './http/rate-limit.ts';
 import { ErrorBody } from './http/schemas.ts';
@@ -29,6 +31,8 @@ export interface AppOptions {
   publicUrl?: string | undefined;
   /** Behind a load balancer: which X-Forwarded-For hops to believe (config.ts `TrustProxy`). */
   trustProxy?: TrustProxy | true | undefined;
+  /** Requests slower than this are logged at info (besides errors); the rest at debug. */
+  slowRequestMs?: number | undefined;
 }
 
 /** Paths anyone may call, from any origin. Everything else needs a key and sends no CORS headers. */
@@ -43,10 +47,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: fastifyTrustProxy(options.trustProxy),
     frameworkErrors,
     clientErrorHandler,
+    // One line a request is noise at a million requests a day: errors and slow ones only (log-requests.ts).
+    logController: new LogController({ disableRequestLogging: true }),
   });
-  const deps = { db: options.db, now: options.now ?? (() => new Date()), redis: options.redis, publicUrl: options.publicUrl };
+  const engineIds = new Set((await options.db.selectFrom('engines').select('id').execute()).map((e) => e.id));
+  const near = memoryCache();
+  const cache = options.redis ? layeredCache(near, redisCache(options.redis)) : near;
+  const deps = { db: options.db, now: options.now ?? (() => new Date()), redis: options.redis, publicUrl: options.publicUrl, cache, engineIds };
 
   installErrorHandling(app);
+  logRequests(app, options.slowRequestMs ?? 500);
   app.addSchema(ErrorBody);
   await registerOpenApi(app);
   await app.register(cors, {

@@ -15,6 +15,8 @@ export interface Config {
   logLevel: string;
   /** `pretty` (lines for a person) on a terminal, `json` otherwise; LOG_FORMAT overrides. */
   logFormat: 'pretty' | 'json';
+  /** Requests slower than this (ms) are logged at info, besides failed ones; the rest at debug. */
+  slowRequestMs: number;
   /**
    * Proxies in front whose X-Forwarded-For is believed (client addresses, for the beacon's rate
    * limit): false, a number of hops, or the trusted proxies' addresses and CIDR ranges.
@@ -40,6 +42,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: parsePublicUrl(nonEmpty(env.SIGHTLINE_PUBLIC_URL)),
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     logFormat: parseLogFormat(nonEmpty(env.LOG_FORMAT)),
+    slowRequestMs: parseMs('SIGHTLINE_SLOW_REQUEST_MS', nonEmpty(env.SIGHTLINE_SLOW_REQUEST_MS), 500),
     trustProxy: parseTrustProxy(nonEmpty(env.SIGHTLINE_TRUST_PROXY)),
     resolve: parseResolve(env.SIGHTLINE_RESOLVE),
   };
@@ -66,6 +69,13 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
     throw new ConfigError(`SIGHTLINE_TRUST_PROXY must be 0, 1, a number of proxy hops, or proxy addresses/CIDR ranges separated by commas; "${bad ?? value}" is none of these`);
   }
   return entries;
+}
+
+function parseMs(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0) throw new ConfigError(`${name} must be a whole number of milliseconds, got "${value}"`);
+  return ms;
 }
 
 function parseLogFormat(value: string | undefined): 'pretty' | 'json' {

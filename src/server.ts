@@ -35,6 +35,7 @@ export async function startServer(config: Config, print: (line: string) => void 
       redis,
       publicUrl: config.publicUrl,
       trustProxy: config.trustProxy,
+      slowRequestMs: config.slowRequestMs,
       logger: {
         level: config.logLevel,
         redact: ['req.headers.authorization'],

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { MIGRATION_NAMES, migrateTo, migrateToLatest } from '../src/db/migrate.ts';
+import { MIGRATION_NAMES, migrateTo } from '../src/db/migrate.ts';
 import { openPrivateTestDatabase } from './helpers.ts';
 
 // Data stored before migration 0009: URL variants of one page as separate URLs (one run citing two
@@ -43,7 +43,7 @@ describe('migration 0009 on data stored before it', () => {
       await sql`insert into change_events (id, workspace_id, project_id, key, day, kind, subject_type, subject_id, summary, detail)
         values (${event}, ${w}, ${p}, 'k', '2026-11-20', 'visibility_gained', 'brand', ${p}, 's', '{}')`.execute(db);
 
-      await migrateToLatest(db);
+      await migrateTo(db, '2026-11-23-0009-trust');
 
       const stored = (await sql<{ url: string; display_url: string; status: string }>`select url, display_url, status from cited_urls where project_id = ${p} order by url`.execute(db)).rows;
       assert.deepEqual(stored, [

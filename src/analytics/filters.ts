@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { DB } from '../db/types.ts';
 import { BadRequestError } from '../http/errors.ts';
 import { IsoDate, Nullable, Uuid } from '../http/schemas.ts';
-import { cellFor } from '../runs/rollup-cube.ts';
+import { cellFor, KEPT_GROUPINGS } from '../runs/rollup-cube.ts';
 import { utcDay } from '../usage/calendar.ts';
 
 export const DEFAULT_WINDOW_DAYS = 28;
@@ -97,37 +97,54 @@ export function resolveRange(query: { from?: string | undefined; to?: string | u
  * after `to`, a range over 366 days, an engine that does not exist or a topic of another project
  * are 400 with `details` naming the field.
  */
-export async function resolveFilters(db: Kysely<DB>, projectId: string, query: FilterQuery, now: Date): Promise<Filters> {
-  const { from, to } = resolveRange(query, now);
-  if (query.engineId !== undefined) {
-    const engine = await db.selectFrom('engines').select('id').where('id', '=', query.engineId).executeTakeFirst();
-    if (!engine) throw new BadRequestError(`no answer engine ${query.engineId}`, { engineId: 'is not an answer engine id (see GET /api/v1/engines)' });
-  }
+export async function resolveFilters(db: Kysely<DB>, projectId: string, query: FilterQuery, now: Date, engineIds: ReadonlySet<string>): Promise<Filters> {
+  const filters = resolveKnownFilters(projectId, query, now, engineIds);
   if (query.topicId !== undefined) {
     const topic = await db.selectFrom('topics').select('id').where('id', '=', query.topicId).where('project_id', '=', projectId).executeTakeFirst();
     if (!topic) throw new BadRequestError(`no topic ${query.topicId} in this project`, { topicId: 'is not a topic of this project' });
+  }
+  return filters;
+}
+
+/**
+ * The filters resolved without a round trip: the range's defaults and limits, and the engine
+ * checked against the engines (a reference table, read once at start-up). What only the
+ * database can tell (whether a topic is the project's) is resolveFilters's.
+ */
+export function resolveKnownFilters(projectId: string, query: FilterQuery, now: Date, engineIds: ReadonlySet<string>): Filters {
+  const { from, to } = resolveRange(query, now);
+  if (query.engineId !== undefined && !engineIds.has(query.engineId.toLowerCase())) {
+    throw new BadRequestError(`no answer engine ${query.engineId}`, { engineId: 'is not an answer engine id (see GET /api/v1/engines)' });
   }
   return {
     projectId,
     from,
     to,
-    engineId: query.engineId ?? null,
-    topicId: query.topicId ?? null,
+    engineId: query.engineId?.toLowerCase() ?? null,
+    topicId: query.topicId?.toLowerCase() ?? null,
     location: query.location ?? null,
     branded: query.branded === undefined ? null : query.branded === 'true',
   };
 }
 
 /**
- * The filters as a condition on a rollup: the one cube cell set that matches them (see
- * runs/rollup-cube.ts), over the date range. An equality on the whole key prefix, then a range on
- * the day: the rows read are days x subjects (x URLs for citations), whatever the data size.
+ * The filters as a condition on a rollup: the filters' own cell where it is kept (the detail, a
+ * single filter, or none: runs/rollup-cube.ts), else the detail cells (grouping 0) that match every
+ * filter given; over the date range when the table has days. The rows read are days (or months) x
+ * cells x subjects or URLs, whatever the data size.
  */
-export function rollupWhere(table: 'run_rollup' | 'subject_rollup' | 'citation_rollup', f: Filters): RawBuilder<SqlBool> {
+export function rollupWhere(table: string, f: Filters, kept: ReadonlySet<number> = KEPT_GROUPINGS, range = true): RawBuilder<SqlBool> {
   const col = (name: string) => sql.ref(`${table}.${name}`);
   const cell = cellFor(f);
-  return sql<SqlBool>`(${col('project_id')} = ${f.projectId} and ${col('grouping')} = ${cell.grouping}
-    and ${col('engine_id')} = ${cell.engine_id} and ${col('topic_id')} = ${cell.topic_id}
-    and ${col('location')} = ${cell.location} and ${col('branded')} = ${cell.branded}
-    and ${col('day')} >= ${f.from} and ${col('day')} <= ${f.to})`;
+  const days = range ? sql` and ${col('day')} >= ${f.from} and ${col('day')} <= ${f.to}` : sql``;
+  if (kept.has(cell.grouping)) {
+    return sql<SqlBool>`(${col('project_id')} = ${f.projectId} and ${col('grouping')} = ${cell.grouping} and ${col('engine_id')} = ${cell.engine_id}
+      and ${col('topic_id')} = ${cell.topic_id} and ${col('location')} = ${cell.location} and ${col('branded')} = ${cell.branded}${days})`;
+  }
+  const given: RawBuilder<unknown>[] = [sql`${col('project_id')} = ${f.projectId}`, sql`${col('grouping')} = 0`];
+  if (f.engineId !== null) given.push(sql`${col('engine_id')} = ${f.engineId}`);
+  if (f.topicId !== null) given.push(sql`${col('topic_id')} = ${f.topicId}`);
+  if (f.location !== null) given.push(sql`${col('location')} = ${f.location}`);
+  if (f.branded !== null) given.push(sql`${col('branded')} = ${f.branded}`);
+  return sql<SqlBool>`(${sql.join(given, sql` and `)}${days})`;
 }

@@ -1,14 +1,29 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { rollupWhere, type Filters } from './filters.ts';
 import { NO_COUNTS, type Counts } from './measures.ts';
 
+interface Row {
+  subject_id: string | null;
+  day: string;
+  all_mentions: number;
+  ok_runs: number;
+  untracked_runs: number;
+  mention_runs: number;
+  mentions: number;
+  position_sum: number;
+  position_count: number;
+  sentiment_sum: number;
+  sentiment_count: number;
+  citations: number;
+}
+
 /**
  * The counts of every subject (or of one), per day or over the whole range, summed from the
- * rollups: never from runs, so the cost follows the range and the filters, not the runs stored.
- * A subject's sample is the completed runs that tracked it (0 before it was added, unless its
- * backfill found answers to search); share of voice is over all tracked subjects' mentions.
- * `countsOf(subjectId, day)` answers for any day (pass '' for the whole range), zeros included.
+ * rollups in one round trip: never from runs, so the cost follows the range and the filters, not
+ * the runs stored. A subject's sample is the completed runs that tracked it (0 before it was
+ * added, unless its backfill found answers to search); share of voice is over all tracked
+ * subjects' mentions. `countsOf(subjectId, day)` answers for any day ('' for the whole range).
  */
 export async function readCounts(
   db: Kysely<DB>,
@@ -16,62 +31,39 @@ export async function readCounts(
   subjects: readonly { subjectId: string }[],
   by: 'day' | 'range',
 ): Promise<(subjectId: string, day: string) => Counts> {
-  const perDay = by === 'day';
+  const day = by === 'day' ? sql`day::text` : sql`''`;
   const ids = subjects.map((s) => s.subjectId);
+  const rows = await sql<Row>`
+    select null::uuid as subject_id, ${day} as day, sum(ok_runs) as ok_runs, sum(mentions) as all_mentions, 0 as untracked_runs, 0 as mention_runs, 0 as mentions,
+      0 as position_sum, 0 as position_count, 0 as sentiment_sum, 0 as sentiment_count, 0 as citations
+    from run_rollup where ${rollupWhere('run_rollup', f)} group by 2
+    union all
+    select subject_id, ${day}, 0, 0, sum(untracked_runs), sum(mention_runs), sum(mentions), sum(position_sum), sum(position_count),
+      sum(sentiment_sum), sum(sentiment_count), sum(citations)
+    from subject_rollup where ${rollupWhere('subject_rollup', f)} and subject_id = any(${ids}::uuid[]) group by 1, 2`.execute(db);
 
-  const runRows = await db
-    .selectFrom('run_rollup')
-    .select((eb) => [
-      perDay ? eb.ref('day').as('day') : eb.val('').as('day'),
-      eb.fn.sum<number>('mentions').as('mentions'),
-    ])
-    .where(rollupWhere('run_rollup', f))
-    .$if(perDay, (q) => q.groupBy('day'))
-    .execute();
-  const runs = new Map(runRows.map((r) => [String(r.day), { mentions: Number(r.mentions ?? 0) }]));
-
-  const subjectRows =
-    ids.length === 0
-      ? []
-      : await db
-          .selectFrom('subject_rollup')
-          .select((eb) => [
-            'subject_id',
-            perDay ? eb.ref('day').as('day') : eb.val('').as('day'),
-            eb.fn.sum<number>('tracked_runs').as('tracked_runs'),
-            eb.fn.sum<number>('mention_runs').as('mention_runs'),
-            eb.fn.sum<number>('mentions').as('mentions'),
-            eb.fn.sum<number>('position_sum').as('position_sum'),
-            eb.fn.sum<number>('position_count').as('position_count'),
-            eb.fn.sum<number>('sentiment_sum').as('sentiment_sum'),
-            eb.fn.sum<number>('sentiment_count').as('sentiment_count'),
-            eb.fn.sum<number>('citations').as('citations'),
-          ])
-          .where(rollupWhere('subject_rollup', f))
-          .where('subject_id', 'in', ids)
-          .groupBy(perDay ? ['subject_id', 'day'] : ['subject_id'])
-          .execute();
-
-  const counts = new Map<string, Counts>();
-  const entry = (subjectId: string, day: string): Counts => {
-    const key = `${subjectId}|${day}`;
-    let c = counts.get(key);
-    if (!c) {
-      c = { ...NO_COUNTS, allMentions: runs.get(day)?.mentions ?? 0 };
-      counts.set(key, c);
+  const runs = new Map<string, { ok: number; mentions: number }>();
+  const counts = new Map<string, Counts & { untracked: number }>();
+  for (const r of rows.rows) {
+    if (r.subject_id === null) {
+      runs.set(r.day, { ok: Number(r.ok_runs), mentions: Number(r.all_mentions) });
+      continue;
     }
-    return c;
-  };
-  for (const r of subjectRows) {
-    const c = entry(r.subject_id, String(r.day));
-    c.sampleSize = Number(r.tracked_runs);
-    c.mentionRuns = Number(r.mention_runs);
-    c.mentions = Number(r.mentions);
-    c.positionSum = Number(r.position_sum);
-    c.positionCount = Number(r.position_count);
-    c.sentimentSum = Number(r.sentiment_sum);
-    c.sentimentCount = Number(r.sentiment_count);
-    c.citations = Number(r.citations);
+    counts.set(`${r.subject_id}|${r.day}`, {
+      ...NO_COUNTS,
+      untracked: Number(r.untracked_runs),
+      mentionRuns: Number(r.mention_runs),
+      mentions: Number(r.mentions),
+      positionSum: Number(r.position_sum),
+      positionCount: Number(r.position_count),
+      sentimentSum: Number(r.sentiment_sum),
+      sentimentCount: Number(r.sentiment_count),
+      citations: Number(r.citations),
+    });
   }
-  return (subjectId, day) => counts.get(`${subjectId}|${day}`) ?? entry(subjectId, day);
+  return (subjectId, d) => {
+    const { untracked, ...c } = counts.get(`${subjectId}|${d}`) ?? { ...NO_COUNTS, untracked: 0 };
+    const run = runs.get(d);
+    return { ...c, sampleSize: (run?.ok ?? 0) - untracked, allMentions: run?.mentions ?? 0 };
+  };
 }

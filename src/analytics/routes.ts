@@ -3,12 +3,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../db/types.ts';
-import { principalOf } from '../auth/auth-plugin.ts';
+import { projectOf } from '../auth/auth-plugin.ts';
+import { cachedReply, keyOf } from '../http/cached-reply.ts';
+import type { ResponseCache } from '../http/response-cache.ts';
 import { BadRequestError, NotFoundError } from '../http/errors.ts';
-import { bearerSecurity, Envelope, IsoDate, Nullable, projectErrors, Uuid } from '../http/schemas.ts';
-import { findVisibleProject } from '../projects/find-visible-project.ts';
+import { bearerSecurity, Envelope, IsoDate, notModified, Nullable, projectErrors, Uuid } from '../http/schemas.ts';
 import { ARTICLE_TYPES, SOURCE_TYPES } from '../runs/vocabulary.ts';
-import { echo, FilterQuery, InsightsFilters, resolveFilters } from './filters.ts';
+import { echo, FilterQuery, InsightsFilters, resolveFilters, resolveKnownFilters, type Filters } from './filters.ts';
 import { getDailySeries } from './get-daily-series.ts';
 import { getRanking } from './get-ranking.ts';
 import { getSourceDomains } from './get-source-domains.ts';
@@ -82,15 +83,28 @@ const TimeseriesQuery = Type.Object({
 });
 
 const common = { security: bearerSecurity, tags: ['analytics'] };
+const config = { scope: 'read', projectParam: 'id' } as const;
 
-export async function analyticsRoutes(app: FastifyInstance, options: { db: Kysely<DB>; now: () => Date }): Promise<void> {
-  const { db, now } = options;
+export interface AnalyticsDeps {
+  db: Kysely<DB>;
+  now: () => Date;
+  cache: ResponseCache;
+  /** The answer engines' ids (a reference table, read at start-up). */
+  engineIds: ReadonlySet<string>;
+}
+
+/** What a read's body depends on: the route, the project's data as of its version, the resolved filters. */
+const readKey = (route: string, project: { id: string; data_version: number }, f: Filters, extra: Record<string, unknown> = {}) =>
+  keyOf({ route, project: project.id, version: project.data_version, from: f.from, to: f.to, engine: f.engineId, topic: f.topicId, location: f.location, branded: f.branded, ...extra });
+
+export async function analyticsRoutes(app: FastifyInstance, options: AnalyticsDeps): Promise<void> {
+  const { db, now, cache, engineIds } = options;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   typed.get(
     '/api/v1/projects/:id/visibility/timeseries',
     {
-      config: { scope: 'read' },
+      config,
       schema: {
         ...common,
         summary: 'Daily visibility of the brand or a competitor',
@@ -105,71 +119,81 @@ export async function analyticsRoutes(app: FastifyInstance, options: { db: Kysel
               series: Type.Array(TimeseriesPoint),
             }),
           ),
+          ...notModified,
           ...projectErrors,
         },
       },
     },
-    async (request) => {
-      const project = await findVisibleProject(db, principalOf(request), request.params.id);
+    async (request, reply) => {
+      const project = projectOf(request);
       const { subjectType, subjectId, ...filterQuery } = request.query;
       if (subjectType === 'competitor' && subjectId === undefined) {
         throw new BadRequestError('subjectType=competitor needs subjectId', { subjectId: 'is required when subjectType is competitor' });
       }
-      const subjects = await listSubjects(db, project);
-      const wanted = subjectId ?? project.id;
-      const subject = subjects.find((s) => s.subjectId === wanted && (subjectType === undefined || s.subjectType === subjectType));
-      if (!subject) throw new NotFoundError(`no ${subjectType ?? 'subject'} ${wanted} in this project`);
-      const filters = await resolveFilters(db, project.id, filterQuery, now());
-      return {
-        data: {
-          subject: { subjectType: subject.subjectType, subjectId: subject.subjectId },
-          filters: echo(filters),
-          series: await getDailySeries(db, filters, subject),
-        },
-      };
+      const known = resolveKnownFilters(project.id, filterQuery, now(), engineIds);
+      return cachedReply(request, reply, cache, readKey('timeseries', project, known, { subjectType, subjectId: subjectId?.toLowerCase() }), async () => {
+        const subjects = await listSubjects(db, project);
+        const wanted = subjectId?.toLowerCase() ?? project.id;
+        const subject = subjects.find((s) => s.subjectId === wanted && (subjectType === undefined || s.subjectType === subjectType));
+        if (!subject) throw new NotFoundError(`no ${subjectType ?? 'subject'} ${wanted} in this project`);
+        const filters = await resolveFilters(db, project.id, filterQuery, now(), engineIds);
+        return {
+          data: {
+            subject: { subjectType: subject.subjectType, subjectId: subject.subjectId },
+            filters: echo(filters),
+            series: await getDailySeries(db, filters, subject),
+          },
+        };
+      });
     },
   );
 
   typed.get(
     '/api/v1/projects/:id/visibility/ranking',
     {
-      config: { scope: 'read' },
+      config,
       schema: {
         ...common,
         summary: 'The brand against its tracked competitors over the range',
         description: 'Visibility descending (withheld last), then mention runs descending, then name.',
         params: ProjectParams,
         querystring: FilterQuery,
-        response: { 200: Envelope(Type.Object({ filters: InsightsFilters, rows: Type.Array(RankingRow) })), ...projectErrors },
+        response: { 200: Envelope(Type.Object({ filters: InsightsFilters, rows: Type.Array(RankingRow) })), ...notModified, ...projectErrors },
       },
     },
-    async (request) => {
-      const project = await findVisibleProject(db, principalOf(request), request.params.id);
-      const filters = await resolveFilters(db, project.id, request.query, now());
-      const subjects = await listSubjects(db, project);
-      return { data: { filters: echo(filters), rows: await getRanking(db, filters, subjects) } };
+    async (request, reply) => {
+      const project = projectOf(request);
+      const known = resolveKnownFilters(project.id, request.query, now(), engineIds);
+      return cachedReply(request, reply, cache, readKey('ranking', project, known), async () => {
+        const filters = await resolveFilters(db, project.id, request.query, now(), engineIds);
+        const subjects = await listSubjects(db, project);
+        return { data: { filters: echo(filters), rows: await getRanking(db, filters, subjects) } };
+      });
     },
   );
 
   typed.get(
     '/api/v1/projects/:id/citations',
     {
-      config: { scope: 'read' },
+      config,
       schema: {
         ...common,
         summary: 'Domains cited by AI answers, with counts per verification status',
         description: 'Hallucinated citations are listed but excluded from cited counts. Most cited first.',
         params: ProjectParams,
         querystring: FilterQuery,
-        response: { 200: Envelope(Type.Object({ filters: InsightsFilters, domains: Type.Array(SourceDomain) })), ...projectErrors },
+        response: { 200: Envelope(Type.Object({ filters: InsightsFilters, domains: Type.Array(SourceDomain) })), ...notModified, ...projectErrors },
       },
     },
-    async (request) => {
-      const project = await findVisibleProject(db, principalOf(request), request.params.id);
-      const filters = await resolveFilters(db, project.id, request.query, now());
-      const subjects = await listSubjects(db, project);
-      const competitorDomains = subjects.filter((s) => s.subjectType === 'competitor').map((s) => s.domain);
-      return { data: { filters: echo(filters), domains: await getSourceDomains(db, filters, project.domain, competitorDomains) } };
+    async (request, reply) => {
+      const project = projectOf(request);
+      const known = resolveKnownFilters(project.id, request.query, now(), engineIds);
+      return cachedReply(request, reply, cache, readKey('citations', project, known), async () => {
+        const filters = await resolveFilters(db, project.id, request.query, now(), engineIds);
+        const subjects = await listSubjects(db, project);
+        const competitorDomains = subjects.filter((s) => s.subjectType === 'competitor').map((s) => s.domain);
+        return { data: { filters: echo(filters), domains: await getSourceDomains(db, filters, project.domain, competitorDomains) } };
+      });
     },
   );
 }

@@ -1,20 +1,40 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/types.ts';
-import { ForbiddenError, UnauthorizedError } from '../http/errors.ts';
-import { findPrincipal, type Principal } from './find-principal.ts';
+import type { DB, ProjectRow } from '../db/types.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../http/errors.ts';
+import { findCaller, type Principal } from './find-principal.ts';
 import { matchesScope, type Scope } from './scopes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated key; set by the auth hook on every authenticated route. */
     principal: Principal | null;
+    /**
+     * On a route whose config names its project parameter: the project, as the key may see it
+     * (null: not visible), looked up with the key in one round trip.
+     */
+    visibleProject: ProjectRow | null | undefined;
   }
   interface FastifyContextConfig {
     /** The scope a route needs. A route in the authenticated scope without one is refused. */
     scope?: Scope;
+    /** The path parameter holding the project id, for routes about one project. */
+    projectParam?: string;
   }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The project a project route is about, as the key may see it, or 404. Another workspace's
+ * project, and for a project-scoped key any other project, answer exactly as an unknown id does.
+ */
+export function projectOf(request: FastifyRequest): ProjectRow {
+  const project = request.visibleProject;
+  if (project === undefined) throw new Error(`route ${request.routeOptions.url} does not name its project parameter (config.projectParam)`);
+  if (project === null) throw new NotFoundError(`no project ${(request.params as Record<string, string>)[request.routeOptions.config.projectParam!]}`);
+  return project;
 }
 
 /** The caller, on a route behind the auth hook. */
@@ -30,13 +50,17 @@ export function principalOf(request: FastifyRequest): Principal {
 export const authPlugin = fp(
   async (app: FastifyInstance, options: { db: Kysely<DB> }) => {
     app.decorateRequest('principal', null);
+    app.decorateRequest('visibleProject', undefined);
     app.addHook('onRequest', async (request) => {
       const secret = bearerToken(request.headers.authorization);
       if (secret === undefined) {
         throw new UnauthorizedError('missing API key: send `Authorization: Bearer <API_KEY>`');
       }
-      const principal = await findPrincipal(options.db, secret);
-      if (!principal) throw new UnauthorizedError('unknown or revoked API key');
+      const param = request.routeOptions.config.projectParam;
+      const wanted = param ? (request.params as Record<string, string | undefined>)[param] : undefined;
+      const caller = await findCaller(options.db, secret, wanted !== undefined && UUID.test(wanted) ? wanted.toLowerCase() : undefined);
+      if (!caller) throw new UnauthorizedError('unknown or revoked API key');
+      const { principal } = caller;
       if (!principal.apiAccess) {
         throw new ForbiddenError("this workspace's plan has no API access; upgrade the plan to use the API");
       }
@@ -45,6 +69,7 @@ export const authPlugin = fp(
         throw new ForbiddenError(`this key lacks the \`${required ?? 'unknown'}\` scope this endpoint needs`);
       }
       request.principal = principal;
+      request.visibleProject = wanted !== undefined && UUID.test(wanted) ? caller.project : undefined;
     });
   },
   { name: 'sightline-auth' },

@@ -3,6 +3,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { addDays } from '../analytics/filters.ts';
 import { lockProject } from '../db/lock-project.ts';
+import { markProjectChanged } from '../projects/mark-project-changed.ts';
 import { evaluateChanges, LOOKBACK_DAYS, type AdSighting, type DayCounts, type DetectedEvent, type Scope, type SubjectInfo } from './evaluate-changes.ts';
 
 /** Rollup groupings read here: every dimension summed (all engines), and all but the engine. */
@@ -26,6 +27,7 @@ export async function detectPendingIn(tx: Transaction<DB>, projectId: string, no
   if (pending.length === 0) return 0;
   await evaluateDays(tx, projectId, pending.map((p) => p.day), now);
   await tx.deleteFrom('pending_detections').where('project_id', '=', projectId).where('day', 'in', pending.map((p) => p.day)).execute();
+  await markProjectChanged(tx, projectId);
   return pending.length;
 }
 
@@ -132,7 +134,7 @@ async function loadScopes(
 
   const subjectRows = await tx
     .selectFrom('subject_rollup')
-    .select(['grouping', 'engine_id', 'day', 'subject_id', 'tracked_runs', 'mention_runs', 'citing_runs'])
+    .select(['grouping', 'engine_id', 'day', 'subject_id', 'untracked_runs', 'mention_runs', 'citing_runs'])
     .where('project_id', '=', projectId)
     .where('grouping', 'in', [ALL_ENGINES, PER_ENGINE])
     .where('day', '>=', from)
@@ -141,8 +143,8 @@ async function loadScopes(
   for (const m of subjectRows) {
     const counts = dayOf(scopeKey(m.grouping, m.engine_id), m.day);
     if (!counts) continue;
-    const s = counts.subjects.get(m.subject_id) ?? { tracked: 0, mentionRuns: 0, citingRuns: 0 };
-    s.tracked += m.tracked_runs;
+    const s = counts.subjects.get(m.subject_id) ?? { untracked: 0, mentionRuns: 0, citingRuns: 0 };
+    s.untracked += m.untracked_runs;
     s.mentionRuns += m.mention_runs;
     s.citingRuns += m.citing_runs;
     counts.subjects.set(m.subject_id, s);
@@ -155,7 +157,7 @@ async function loadAds(tx: Transaction<DB>, projectId: string, from: string, to:
   const rows = await tx
     .selectFrom('run_ads as a')
     .innerJoin('runs as r', (join) => join.onRef('r.project_id', '=', 'a.project_id').onRef('r.id', '=', 'a.run_id'))
-    .innerJoin('prompts as p', 'p.id', 'r.prompt_id')
+    .innerJoin('prompts as p', (join) => join.onRef('p.project_id', '=', 'r.project_id').onRef('p.id', '=', 'r.prompt_id'))
     .innerJoin('engines as e', 'e.id', 'r.engine_id')
     .select((eb) => [
       'r.day',
@@ -195,14 +197,15 @@ async function withCitedPages(tx: Transaction<DB>, projectId: string, events: De
     if (e.kind !== 'citation_gained' && e.kind !== 'citation_lost') continue;
     const day = e.kind === 'citation_gained' ? e.day : String(e.detail.prevDay);
     const rows = await tx
-      .selectFrom('citation_rollup as c')
-      .innerJoin('cited_urls as u', 'u.id', 'c.url_id')
+      .selectFrom('url_days as p')
+      .innerJoin('cited_urls as u', (join) => join.onRef('u.project_id', '=', 'p.project_id').onRef('u.id', '=', 'p.url_id'))
       .select('u.url')
       .distinct()
-      .where('c.project_id', '=', projectId)
-      .where('c.grouping', '=', e.engineId === null ? ALL_ENGINES : PER_ENGINE)
-      .where('c.engine_id', '=', e.engineId ?? '00000000-0000-0000-0000-000000000000')
-      .where('c.day', '=', day)
+      .where('p.project_id', '=', projectId)
+      .where('p.grouping', '=', e.engineId === null ? 15 : 0)
+      .$if(e.engineId !== null, (q) => q.where('p.engine_id', '=', e.engineId!))
+      .where('p.month', '=', `${day.slice(0, 8)}01`)
+      .where(sql<boolean>`p.counts[${Number(day.slice(8, 10))}::int] > 0`)
       .where('u.subject_id', '=', e.subjectId)
       .where('u.status', '<>', 'hallucinated')
       .orderBy('u.url')

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { addDays } from '../analytics/filters.ts';
-import { evaluateChanges, type AdSighting, type DayCounts, type Scope, type SubjectDay, type SubjectInfo } from './evaluate-changes.ts';
+import { evaluateChanges, type AdSighting, type DayCounts, type Scope, type SubjectCounts, type SubjectInfo } from './evaluate-changes.ts';
 import { mulberry32 } from '../demo/prng.ts';
 
 const SUBJECTS: SubjectInfo[] = [
@@ -18,7 +18,7 @@ const binomial = (n: number, p: number, random: () => number) => {
   return k;
 };
 
-const day = (n: number, subjects: [string, SubjectDay][]): DayCounts => ({ n, subjects: new Map(subjects) });
+const day = (n: number, subjects: [string, SubjectCounts][]): DayCounts => ({ n, subjects: new Map(subjects) });
 
 describe('evaluateChanges on pure noise: every kind fires on at most 1% of the comparisons it evaluates', () => {
   test('visibility, rank and citation events, with competitors tracked from a later day', () => {
@@ -46,7 +46,7 @@ describe('evaluateChanges on pure noise: every kind fires on at most 1% of the c
                 SUBJECTS.map((s, i) => {
                   // The brand is tracked from the start; a competitor from a day of its own.
                   const tracked = i === 0 || d >= trackedFrom[i]! ? n : 0;
-                  return [s.id, { tracked, mentionRuns: binomial(tracked, rates[i]!, random), citingRuns: binomial(n, citeRates[i]!, random) }];
+                  return [s.id, { untracked: n - tracked, mentionRuns: binomial(tracked, rates[i]!, random), citingRuns: binomial(n, citeRates[i]!, random) }];
                 }),
               ),
             );
@@ -57,7 +57,8 @@ describe('evaluateChanges on pure noise: every kind fires on at most 1% of the c
             const today = days.get(date)!;
             const measuredBefore = (ok: (c: DayCounts) => boolean) => evaluated.slice(Math.max(0, i - 7), i).some((d) => ok(days.get(d)!));
             for (const s of SUBJECTS) {
-              if (today.subjects.get(s.id)!.tracked >= 5 && measuredBefore((c) => c.subjects.get(s.id)!.tracked >= 5)) comparisons.visibility++;
+              const trackedOn = (c: DayCounts) => c.n - c.subjects.get(s.id)!.untracked;
+              if (trackedOn(today) >= 5 && measuredBefore((c) => trackedOn(c) >= 5)) comparisons.visibility++;
               if (today.n >= 5 && measuredBefore((c) => c.n >= 5)) {
                 comparisons.citation++;
                 comparisons.rank++;
@@ -115,7 +116,7 @@ describe('evaluateChanges finds real changes', () => {
       const date = addDays('2026-10-01', d);
       evaluated.push(date);
       const p = d < 5 ? 0.3 : 0.7;
-      days.set(date, day(60, [['b', { tracked: 60, mentionRuns: binomial(60, p, random), citingRuns: binomial(60, 1 - p, random) }]]));
+      days.set(date, day(60, [['b', { untracked: 0, mentionRuns: binomial(60, p, random), citingRuns: binomial(60, 1 - p, random) }]]));
     }
     const events = evaluateChanges(evaluated, [{ engineId: null, engineLabel: null, days }], SUBJECTS.slice(0, 1), []);
     assert.ok(events.some((e) => e.kind === 'visibility_gained' && e.day === '2026-10-06'));
@@ -129,7 +130,7 @@ describe('evaluateChanges finds real changes', () => {
       const date = addDays('2026-10-01', d);
       evaluated.push(date);
       // Tracked from day 5, at 50%: a "rise from 0%" would be fabricated.
-      days.set(date, day(40, [['c1', { tracked: d >= 5 ? 40 : 0, mentionRuns: d >= 5 ? 20 : 0, citingRuns: 0 }]]));
+      days.set(date, day(40, [['c1', { untracked: d >= 5 ? 0 : 40, mentionRuns: d >= 5 ? 20 : 0, citingRuns: 0 }]]));
     }
     const events = evaluateChanges(evaluated, [{ engineId: null, engineLabel: null, days }], [SUBJECTS[1]!], []);
     assert.deepEqual(events, []);

@@ -33,11 +33,18 @@ export interface SubjectDay {
   citingRuns: number;
 }
 
+/** A subject's counts as the rollup keeps them: the runs that did not track it, not those that did. */
+export interface SubjectCounts {
+  untracked: number;
+  mentionRuns: number;
+  citingRuns: number;
+}
+
 /** One day of one engine scope. */
 export interface DayCounts {
   /** Completed runs: the sample of citation rates (a run's citations are recorded whoever is tracked). */
   n: number;
-  subjects: Map<string, SubjectDay>;
+  subjects: Map<string, SubjectCounts>;
 }
 
 /** An engine scope: all engines (engineId null) or one. */
@@ -140,8 +147,10 @@ function previousDay(days: Map<string, DayCounts>, day: string, ok: (c: DayCount
   return undefined;
 }
 
-const NOBODY: SubjectDay = { tracked: 0, mentionRuns: 0, citingRuns: 0 };
-const subjectDay = (c: DayCounts, id: string) => c.subjects.get(id) ?? NOBODY;
+const subjectDay = (c: DayCounts, id: string): SubjectDay => {
+  const s = c.subjects.get(id);
+  return { tracked: c.n - (s?.untracked ?? 0), mentionRuns: s?.mentionRuns ?? 0, citingRuns: s?.citingRuns ?? 0 };
+};
 /** A subject's visibility on a day, over the runs that tracked it. */
 const visibilityOf = (c: DayCounts, id: string) => rate(subjectDay(c, id).mentionRuns, subjectDay(c, id).tracked);
 /** The share of the day's completed runs citing a subject's pages. */

@@ -3,10 +3,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../db/types.ts';
-import { principalOf } from '../auth/auth-plugin.ts';
+import { projectOf } from '../auth/auth-plugin.ts';
+import { cachedReply, keyOf } from '../http/cached-reply.ts';
+import type { ResponseCache } from '../http/response-cache.ts';
 import { resolveRange } from '../analytics/filters.ts';
-import { bearerSecurity, Envelope, IsoDate, Nullable, projectErrors, Uuid } from '../http/schemas.ts';
-import { findVisibleProject } from '../projects/find-visible-project.ts';
+import { bearerSecurity, Envelope, IsoDate, notModified, Nullable, projectErrors, Uuid } from '../http/schemas.ts';
 import { KIND_LABELS } from './evaluate-changes.ts';
 import { listChanges } from './list-changes.ts';
 
@@ -26,11 +27,11 @@ const ChangeEvent = Type.Object(
   { title: 'ChangeEvent' },
 );
 
-export async function changeRoutes(app: FastifyInstance, options: { db: Kysely<DB>; now: () => Date }): Promise<void> {
+export async function changeRoutes(app: FastifyInstance, options: { db: Kysely<DB>; now: () => Date; cache: ResponseCache }): Promise<void> {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/api/v1/projects/:id/changes',
     {
-      config: { scope: 'read' },
+      config: { scope: 'read', projectParam: 'id' },
       schema: {
         summary: 'Statistically significant day-over-day changes, newest first',
         description:
@@ -44,14 +45,18 @@ export async function changeRoutes(app: FastifyInstance, options: { db: Kysely<D
         }),
         response: {
           200: Envelope(Type.Object({ filters: Type.Object({ from: IsoDate, to: IsoDate }), events: Type.Array(ChangeEvent) })),
+          ...notModified,
           ...projectErrors,
         },
       },
     },
-    async (request) => {
-      const project = await findVisibleProject(options.db, principalOf(request), request.params.id);
+    async (request, reply) => {
+      const project = projectOf(request);
       const range = resolveRange(request.query, options.now());
-      return { data: { filters: range, events: await listChanges(options.db, project.id, range.from, range.to) } };
+      const key = keyOf({ route: 'changes', project: project.id, version: project.data_version, ...range });
+      return cachedReply(request, reply, options.cache, key, async () => ({
+        data: { filters: range, events: await listChanges(options.db, project.id, range.from, range.to) },
+      }));
     },
   );
 }

@@ -9,6 +9,7 @@ import * as traffic from './migrations/2026-11-22-0006-traffic.ts';
 import * as webhooks from './migrations/2026-11-22-0007-webhooks.ts';
 import * as trafficBounds from './migrations/2026-11-23-0008-traffic-bounds.ts';
 import * as trust from './migrations/2026-11-23-0009-trust.ts';
+import * as scale from './migrations/2026-11-24-0010-scale.ts';
 
 /** Every migration, in order. A static list: no directory scanning, works the same everywhere. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22-0007-webhooks': webhooks,
   '2026-11-23-0008-traffic-bounds': trafficBounds,
   '2026-11-23-0009-trust': trust,
+  '2026-11-24-0010-scale': scale,
 };
 
 /** The migrations' names, in order. */

@@ -16,13 +16,11 @@ export interface DB {
   credit_daily: CreditDailyTable;
   prompts: PromptsTable;
   runs: RunsTable;
-  run_mentions: RunMentionsTable;
   cited_urls: CitedUrlsTable;
-  run_citations: RunCitationsTable;
   run_ads: RunAdsTable;
   run_rollup: RunRollupTable;
   subject_rollup: SubjectRollupTable;
-  citation_rollup: CitationRollupTable;
+  url_days: UrlDaysTable;
   change_events: ChangeEventsTable;
   pending_detections: PendingDetectionsTable;
   subject_backfills: SubjectBackfillsTable;
@@ -45,6 +43,8 @@ export interface WorkspacesTable {
   credits_enforced: Generated<boolean>;
   daily_ceiling_usd: Generated<number>;
   created_at: CreatedAt;
+  /** Moves when what the workspace lists (its projects) changes: read caches key on it. */
+  data_version: Generated<number>;
 }
 
 export interface ProjectsTable {
@@ -55,6 +55,8 @@ export interface ProjectsTable {
   color: string | null;
   aliases: Generated<string[]>;
   created_at: CreatedAt;
+  /** Moves with every write of the project's analytics (in the writer's transaction): read caches key on it. */
+  data_version: Generated<number>;
 }
 
 export interface CompetitorsTable {
@@ -146,7 +148,6 @@ export interface PromptsTable {
 
 export interface RunsTable {
   id: string;
-  workspace_id: string;
   project_id: string;
   engine_id: string;
   prompt_id: string;
@@ -160,16 +161,16 @@ export interface RunsTable {
   answer: string | null;
   /** When the run was recorded: a competitor added later is tracked in the runs recorded after it. */
   created_at: CreatedAt;
-}
-
-export interface RunMentionsTable {
-  run_id: string;
-  project_id: string;
-  subject_type: 'brand' | 'competitor';
-  subject_id: string;
-  position: number | null;
-  sentiment: number | null;
-  count: number;
+  /**
+   * The tracked subjects the run mentions, one entry each, with their position (null: not
+   * placed), count and sentiment (null: not scored) at the same index.
+   */
+  mention_subject_ids: Generated<string[]>;
+  mention_positions: Generated<(number | null)[]>;
+  mention_counts: Generated<number[]>;
+  mention_sentiments: Generated<(number | null)[]>;
+  /** The pages the run cites (cited_urls ids), each once, in the order first cited. */
+  cited_url_ids: Generated<string[]>;
 }
 
 export interface CitedUrlsTable {
@@ -191,13 +192,6 @@ export interface CitedUrlsTable {
   subject_id: string | null;
 }
 
-export interface RunCitationsTable {
-  run_id: string;
-  project_id: string;
-  ordinal: number;
-  url_id: string;
-}
-
 export interface RunAdsTable {
   run_id: string;
   project_id: string;
@@ -210,7 +204,8 @@ export interface RunAdsTable {
 /**
  * The dimensions every rollup is keyed by. `grouping` is the bit mask of the dimensions summed over
  * (8 engine, 4 topic, 2 location, 1 branded), which then hold a neutral value (nil UUID, '',
- * false); topic_id is also the nil UUID for "no topic" where topics are grouped by.
+ * false); topic_id is also the nil UUID for "no topic" where topics are grouped by. Six groupings
+ * are kept (runs/rollup-cube.ts KEPT_GROUPINGS): the detail, each single filter, and none.
  */
 interface RollupDims {
   project_id: string;
@@ -230,8 +225,11 @@ export interface RunRollupTable extends RollupDims {
 
 export interface SubjectRollupTable extends RollupDims {
   subject_id: string;
-  /** Completed runs in which the subject was tracked: its sample size. */
-  tracked_runs: number;
+  /**
+   * Completed runs of the cell in which the subject was not tracked (recorded before it was added,
+   * and not searched by its backfill). Its sample size is `run_rollup.ok_runs` minus this.
+   */
+  untracked_runs: number;
   mention_runs: number;
   mentions: number;
   position_sum: number;
@@ -244,9 +242,16 @@ export interface SubjectRollupTable extends RollupDims {
   citing_runs: number;
 }
 
-export interface CitationRollupTable extends RollupDims {
+/**
+ * A URL's citations in a cell (detail, grouping 0, or none, 15) over a month: element d (1-based)
+ * holds those of day d. The citations endpoint groups them by the URL's domain and current status
+ * when it reads, so a change of status moves nothing here.
+ */
+export interface UrlDaysTable extends Omit<RollupDims, 'day'> {
+  /** The first day of the month. */
+  month: Day;
   url_id: string;
-  citations: number;
+  counts: number[];
 }
 
 export interface ChangeEventsTable {
@@ -279,7 +284,7 @@ export interface SubjectBackfillsTable {
   project_id: string;
   subject_id: string;
   until: Date;
-  after_created_at: Date | null;
+  /** The last run searched, in id order; null before the first batch. */
   after_run_id: string | null;
   done_at: Date | null;
 }

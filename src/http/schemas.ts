@@ -66,3 +66,8 @@ export const projectErrors = {
 };
 
 export const bearerSecurity = [{ bearerAuth: [] as string[] }];
+
+/** A read answered from the client's own copy: its ETag (If-None-Match) still holds. */
+export const notModified = {
+  304: Type.Null({ description: 'not modified: the ETag sent in If-None-Match still names this response' }),
+};

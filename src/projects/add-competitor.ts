@@ -8,7 +8,8 @@ import { ConflictError } from '../http/errors.ts';
 import { backfillSubject } from '../runs/backfill-subject.ts';
 import { loadProjectSubjects } from '../runs/load-project-subjects.ts';
 import { citedSubject } from '../runs/resolve-run.ts';
-import { moveSubjectCitations, ownershipOf, type UrlOwnership } from '../runs/subject-citations.ts';
+import { movePageCitations, stateOf, type UrlState } from '../runs/subject-citations.ts';
+import { markProjectChanged } from './mark-project-changed.ts';
 import { validateSubject, type SubjectInput } from './subject-fields.ts';
 
 /**
@@ -37,6 +38,11 @@ export async function insertCompetitor(tx: Transaction<DB>, projectId: string, i
   const { workspaceId, subjects } = await loadProjectSubjects(tx, projectId);
   if (subjects.some((s) => s.domain === fields.domain)) throw new ConflictError(`${fields.domain} is already tracked in this project`);
   await tx.insertInto('competitors').values({ id, workspace_id: workspaceId, project_id: projectId, ...fields }).execute();
+  // Every completed run recorded so far did not track it: its sample starts empty, everywhere.
+  await sql`insert into subject_rollup (project_id, grouping, engine_id, topic_id, location, branded, day, subject_id,
+      untracked_runs, mention_runs, mentions, position_sum, position_count, sentiment_sum, sentiment_count, citations, citing_runs)
+    select project_id, grouping, engine_id, topic_id, location, branded, day, ${id}::uuid, ok_runs, 0, 0, 0, 0, 0, 0, 0, 0
+    from run_rollup where project_id = ${projectId} and ok_runs > 0`.execute(tx);
   // Runs recorded before this moment did not track it; those with answer text will be searched.
   // (Compared in SQL: timestamps keep their microseconds there.)
   await sql`insert into subject_backfills (project_id, subject_id, until)
@@ -51,20 +57,21 @@ export async function insertCompetitor(tx: Transaction<DB>, projectId: string, i
     .where('project_id', '=', projectId)
     .where((eb) => eb.or([eb('host', '=', fields.domain), eb('host', 'like', `%.${fields.domain}`)]))
     .execute();
-  const changes = new Map<string, { before: UrlOwnership; after: UrlOwnership }>();
+  const changes = new Map<string, { before: UrlState; after: UrlState }>();
   const taken: string[] = [];
   for (const url of candidates) {
     if (citedSubject(all, url.host)?.id !== id) continue;
     taken.push(url.id);
-    changes.set(url.id, { before: ownershipOf(url), after: ownershipOf({ subject_id: id, status: url.status }) });
+    changes.set(url.id, { before: stateOf(url), after: stateOf({ subject_id: id, status: url.status }) });
   }
   if (taken.length) {
-    await tx.updateTable('cited_urls').set({ subject_type: 'competitor', subject_id: id }).where('id', 'in', taken).execute();
-    await moveSubjectCitations(tx, projectId, changes);
+    await tx.updateTable('cited_urls').set({ subject_type: 'competitor', subject_id: id }).where('project_id', '=', projectId).where('id', 'in', taken).execute();
+    await movePageCitations(tx, projectId, changes);
     // Its citing share changed on the days those pages were cited.
-    const days = await sql<{ day: string }>`select distinct r.day from runs r join run_citations c on c.project_id = r.project_id and c.run_id = r.id
-      where r.project_id = ${projectId} and c.url_id in (${sql.join(taken)})`.execute(tx);
+    const days = await sql<{ day: string }>`select distinct day from runs
+      where project_id = ${projectId} and cardinality(cited_url_ids) > 0 and cited_url_ids && ${taken}::uuid[]`.execute(tx);
     await queueDetection(tx, projectId, days.rows.map((d) => d.day));
   }
+  await markProjectChanged(tx, projectId);
   return { id };
 }

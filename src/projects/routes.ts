@@ -4,7 +4,9 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../db/types.ts';
 import { principalOf } from '../auth/auth-plugin.ts';
-import { authenticatedErrors, bearerSecurity, Envelope, Uuid } from '../http/schemas.ts';
+import { cachedReply, keyOf } from '../http/cached-reply.ts';
+import type { ResponseCache } from '../http/response-cache.ts';
+import { authenticatedErrors, bearerSecurity, Envelope, notModified, Uuid } from '../http/schemas.ts';
 import { listProjects } from './list-projects.ts';
 
 export const ProjectSummary = Type.Object(
@@ -16,7 +18,7 @@ export const ProjectSummary = Type.Object(
   { title: 'ProjectSummary' },
 );
 
-export async function projectRoutes(app: FastifyInstance, options: { db: Kysely<DB> }): Promise<void> {
+export async function projectRoutes(app: FastifyInstance, options: { db: Kysely<DB>; cache: ResponseCache }): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   typed.get(
     '/api/v1/projects',
@@ -29,10 +31,15 @@ export async function projectRoutes(app: FastifyInstance, options: { db: Kysely<
         security: bearerSecurity,
         response: {
           200: Envelope(Type.Object({ projects: Type.Array(ProjectSummary) })),
+          ...notModified,
           ...authenticatedErrors,
         },
       },
     },
-    async (request) => ({ data: { projects: await listProjects(options.db, principalOf(request)) } }),
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const key = keyOf({ route: 'projects', workspace: principal.workspaceId, scope: principal.projectId, version: principal.workspaceVersion });
+      return cachedReply(request, reply, options.cache, key, async () => ({ data: { projects: await listProjects(options.db, principal) } }));
+    },
   );
 }

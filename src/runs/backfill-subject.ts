@@ -7,6 +7,7 @@ import { addRunDelta, addSubjectDelta, emptyDeltas } from './cube-deltas.ts';
 import { loadProjectSubjects } from './load-project-subjects.ts';
 import { findMentions } from './subjects.ts';
 import { upsertRollups } from './upsert-rollups.ts';
+import { markProjectChanged } from '../projects/mark-project-changed.ts';
 
 /**
  * A competitor added after runs were recorded has no sample in them: their days are "not sampled
@@ -15,8 +16,9 @@ import { upsertRollups } from './upsert-rollups.ts';
  * real rather than missing. Runs without answer text stay outside its sample. A found mention's
  * position is its place among all subjects found in the answer; its sentiment is not scored.
  *
- * Batches of runs in (created_at, id) order, each in one transaction under the project lock that
- * moves the cursor, so an interrupted backfill resumes where it stopped and never counts a run twice.
+ * Batches of the runs recorded before it (in id order: the primary key's), each in one
+ * transaction under the project lock that moves the cursor, so an interrupted backfill resumes
+ * where it stopped and never counts a run twice.
  */
 export async function backfillSubject(db: Kysely<DB>, projectId: string, subjectId: string, batchSize = 500): Promise<{ searched: number; found: number }> {
   let searched = 0;
@@ -41,8 +43,7 @@ export async function backfillSubject(db: Kysely<DB>, projectId: string, subject
         .where('r.status', '=', 'ok')
         .where('r.answer', 'is not', null)
         .whereRef('r.created_at', '<', 'b.until')
-        .where(sql<boolean>`(b.after_created_at is null or (r.created_at, r.id) > (b.after_created_at, b.after_run_id))`)
-        .orderBy('r.created_at')
+        .where(sql<boolean>`(b.after_run_id is null or r.id > b.after_run_id)`)
         .orderBy('r.id')
         .limit(batchSize)
         .execute();
@@ -53,27 +54,38 @@ export async function backfillSubject(db: Kysely<DB>, projectId: string, subject
       const { subjects } = await loadProjectSubjects(tx, projectId);
       const subject = subjects.find((s) => s.id === subjectId);
       const deltas = emptyDeltas();
-      const mentions = [];
+      const mentions: { runId: string; position: number; count: number }[] = [];
       const days = new Set<string>();
       for (const row of rows) {
         if (!subject || row.answer === null) continue;
         searched++;
         days.add(row.day);
         const dims = { engineId: row.engine_id, topicId: row.topic_id, location: row.location, branded: row.branded, day: row.day };
-        addSubjectDelta(deltas, dims, subjectId, { tracked_runs: 1 });
+        addSubjectDelta(deltas, dims, subjectId, { untracked_runs: -1 });
         const mention = findMentions(row.answer, subjects).find((m) => m.subject.id === subjectId);
         if (!mention) continue;
         found++;
-        mentions.push({ run_id: row.id, project_id: projectId, subject_type: subject.type, subject_id: subjectId, position: mention.position, sentiment: null, count: mention.count });
+        mentions.push({ runId: row.id, position: mention.position, count: mention.count });
         addSubjectDelta(deltas, dims, subjectId, { mention_runs: 1, mentions: mention.count, position_sum: mention.position, position_count: 1 });
         addRunDelta(deltas, dims, { mentions: mention.count });
       }
-      if (mentions.length) await tx.insertInto('run_mentions').values(mentions).onConflict((oc) => oc.doNothing()).execute();
+      if (mentions.length) {
+        // The mention joins the run's own arrays (no sentiment: not scored).
+        await sql`update runs r set mention_subject_ids = r.mention_subject_ids || ${subjectId}::uuid,
+            mention_positions = r.mention_positions || m.position, mention_counts = r.mention_counts || m.count,
+            mention_sentiments = r.mention_sentiments || null::double precision
+          from unnest(${mentions.map((m) => m.runId)}::uuid[], ${mentions.map((m) => m.position)}::smallint[], ${mentions.map((m) => m.count)}::smallint[]) as m(run_id, position, count)
+          where r.project_id = ${projectId} and r.id = m.run_id and not (${subjectId}::uuid = any(r.mention_subject_ids))`.execute(tx);
+      }
       await upsertRollups(tx, projectId, deltas);
       await queueDetection(tx, projectId, days);
-      await sql`update subject_backfills b set after_created_at = r.created_at, after_run_id = r.id
-        from runs r where r.project_id = ${projectId} and r.id = ${rows.at(-1)!.id}
-          and b.project_id = ${projectId} and b.subject_id = ${subjectId}`.execute(tx);
+      await markProjectChanged(tx, projectId);
+      await tx
+        .updateTable('subject_backfills')
+        .set({ after_run_id: rows.at(-1)!.id })
+        .where('project_id', '=', projectId)
+        .where('subject_id', '=', subjectId)
+        .execute();
       return true;
     });
     if (!more) return { searched, found };

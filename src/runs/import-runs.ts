@@ -14,7 +14,8 @@ export interface ImportResult {
 
 /** At most this many line errors are listed; `rejected` counts them all. */
 export const MAX_LISTED_ERRORS = 10_000;
-const BATCH_SIZE = 500;
+/** Runs a transaction: big enough that a rollup cell is written once for many runs. */
+const BATCH_SIZE = 2_000;
 /** Imports of at least this many runs refresh the planner statistics when they finish. */
 const ANALYZE_AFTER = 10_000;
 
@@ -25,7 +26,7 @@ interface Line {
 
 /**
  * Imports run records (JSON Lines): parse each line (parse-run-line.ts), record them in batches of
- * 500 through the one write path (record-runs.ts), then drain the change detection they queued.
+ * 2,000 through the one write path (record-runs.ts), then drain the change detection they queued.
  * A line that is not valid is reported by number with the reason and the rest import. If the
  * database refuses a batch for its data, the batch is written run by run, so only the line at
  * fault is refused. Ids make re-imports idempotent.
@@ -70,7 +71,7 @@ export async function importRuns(
   // A large import changes the tables' shape: refresh the planner's statistics now rather than
   // wait for autovacuum (which a server may have turned off).
   if (result.imported >= ANALYZE_AFTER) {
-    await sql`analyze runs, run_mentions, run_citations, cited_urls, run_rollup, subject_rollup, citation_rollup`.execute(db);
+    await sql`analyze runs, cited_urls, run_rollup, subject_rollup, url_days`.execute(db);
   }
   return result;
 }

@@ -8,9 +8,10 @@ import { loadProjectSubjects } from './load-project-subjects.ts';
 import type { RunRecord } from './parse-run-line.ts';
 import { resolveRun, type ResolvedRun } from './resolve-run.ts';
 import { citationsBySubject } from './subject-citations.ts';
-import { upsertCitedUrls } from './upsert-cited-urls.ts';
+import { pageIdsOf, upsertCitedUrls } from './upsert-cited-urls.ts';
 import { upsertRollups } from './upsert-rollups.ts';
-import { insertContents, insertRuns, topicOf } from './write-runs.ts';
+import { ensureNames, insertRuns, topicOf } from './write-runs.ts';
+import { markProjectChanged } from '../projects/mark-project-changed.ts';
 
 export interface RecordResult {
   /** Runs written. */
@@ -25,10 +26,11 @@ export interface RecordResult {
  * The one write path of runs, imported or sampled: a batch in one transaction, under the project
  * lock, through named steps:
  * 1. resolve each run against the subjects tracked now (resolve-run.ts);
- * 2. write the runs (write-runs.ts), the pages they cite (upsert-cited-urls.ts) and what they contain;
+ * 2. write the runs with what they contain (write-runs.ts), then the pages they cite (upsert-cited-urls.ts);
  * 3. sum their rollup deltas in memory (cube-deltas.ts, subject citations by subject-citations.ts);
  * 4. upsert the rollups (upsert-rollups.ts);
- * 5. queue their days for change detection (queue-detection.ts).
+ * 5. queue their days for change detection (queue-detection.ts), and move the project's data
+ *    version (read caches key on it).
  * A crash at any point leaves all of the batch or none of it.
  */
 export async function recordRuns(db: Kysely<DB>, projectId: string, records: readonly RunRecord[]): Promise<RecordResult> {
@@ -60,28 +62,27 @@ export async function recordRunsIn(tx: Transaction<DB>, projectId: string, recor
     resolved.push(run);
   }
 
-  const { landed, names } = await insertRuns(tx, context, resolved);
+  const names = await ensureNames(tx, context, resolved);
+  const pageIds = await pageIdsOf(tx, projectId, resolved);
+  const landed = await insertRuns(tx, context, resolved, names, pageIds);
   result.landed = landed.length;
   result.skipped += resolved.length - landed.length;
-  const completed = landed.filter((r) => r.record.status === 'ok');
-  const urls = await upsertCitedUrls(tx, context, completed);
-  await insertContents(tx, context, completed, urls);
+  const urls = await upsertCitedUrls(tx, context, landed.filter((r) => r.record.status === 'ok'), pageIds);
 
   const deltas = emptyDeltas();
-  const tracked = project.subjects.map((s) => s.id);
   for (const run of landed) {
-    const urlIds = run.citations.map((c) => urls.get(c.url)?.id).filter((id) => id !== undefined);
-    const ownership = new Map(run.citations.map((c) => [urls.get(c.url)?.id ?? '', urls.get(c.url)?.ownership]));
+    const pages = run.citations.map((c) => urls.get(c.url)).filter((u) => u !== undefined);
+    const states = new Map(pages.map((p) => [p.id, p.state]));
     addRun(deltas, {
       dims: { engineId: engines.get(run.record.engine)!, topicId: topicOf(names, run.record.topic), location: run.record.location, branded: run.record.branded, day: run.record.day },
       status: run.record.status,
-      trackedSubjectIds: tracked,
       mentions: run.mentions.map((m) => ({ subjectId: m.subject.id, count: m.count, position: m.position, sentiment: m.sentiment })),
-      urlIds,
-      subjectCitations: citationsBySubject(urlIds, (id) => ownership.get(id)),
+      pages: pages.map((p) => p.id),
+      subjectCitations: citationsBySubject(states.keys(), (id) => states.get(id)),
     });
   }
   await upsertRollups(tx, projectId, deltas);
   await queueDetection(tx, projectId, landed.map((r) => r.record.day));
+  if (landed.length > 0) await markProjectChanged(tx, projectId);
   return result;
 }

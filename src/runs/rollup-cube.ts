@@ -1,9 +1,16 @@
 /**
- * The rollup cube (migration 2026-11-22-0003): every run counts in 16 rows of each rollup, one per
- * subset of the filter dimensions it is grouped by; a read picks the one row set that matches its
- * filters. `grouping` has a bit set for each dimension summed over, as PostgreSQL's
+ * The rollup cube (migrations 0003, 0010): of the 16 subsets of the filter dimensions a run could
+ * be grouped by, six cells are kept: the detail (every dimension, grouping 0), each single filter
+ * (7, 11, 13, 14) and none (15). A read whose filters name a kept cell reads it; one with two or
+ * three filters sums the detail cells that match them (few: at most the locations times the
+ * brandedness of a day). `grouping` has a bit set for each dimension summed over, as PostgreSQL's
  * GROUPING(engine_id, topic_id, location, branded) numbers them.
  */
+
+/** The cells kept in run_rollup and subject_rollup. */
+export const KEPT_GROUPINGS: ReadonlySet<number> = new Set([0, 7, 11, 13, 14, 15]);
+/** The cells kept per URL (url_days): detail and none. */
+export const URL_GROUPINGS: ReadonlySet<number> = new Set([0, 15]);
 
 export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 /** "No topic" where topics are grouped by. */
@@ -22,10 +29,10 @@ export interface CubeCell {
   branded: boolean;
 }
 
-/** The 16 cells a run with these dimensions counts in. */
-export function cellsOf(engineId: string, topicId: string | null, location: string, branded: boolean): CubeCell[] {
+/** The cells a run with these dimensions counts in (of the groupings given; the kept ones by default). */
+export function cellsOf(engineId: string, topicId: string | null, location: string, branded: boolean, groupings: ReadonlySet<number> = KEPT_GROUPINGS): CubeCell[] {
   const cells: CubeCell[] = [];
-  for (let grouping = 0; grouping < 16; grouping++) {
+  for (const grouping of groupings) {
     cells.push({
       grouping,
       engine_id: grouping & ENGINE ? NIL_UUID : engineId,

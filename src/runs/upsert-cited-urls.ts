@@ -3,24 +3,45 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { registrableDomain } from './classify-url.ts';
 import type { ResolvedCitation, ResolvedRun } from './resolve-run.ts';
-import { moveSubjectCitations, ownershipOf, type UrlOwnership } from './subject-citations.ts';
+import { movePageCitations, stateOf, type UrlState } from './subject-citations.ts';
 
 /** A cited page as the batch leaves it. */
 export interface CitedUrl {
   id: string;
-  ownership: UrlOwnership;
+  state: UrlState;
+}
+
+/** The pages a batch cites, by normalised URL: the project's row id, or a new id, and the state stored before the batch. */
+export type PageIds = Map<string, { id: string; before: UrlState | undefined }>;
+
+/**
+ * The ids of the pages the batch's runs cite: those the project holds (read once, with their
+ * state), new ones made up for the rest, so the runs can be written with their citations before
+ * the pages are. Under the project lock no other writer adds a page meanwhile.
+ */
+export async function pageIdsOf(tx: Transaction<DB>, projectId: string, runs: readonly ResolvedRun[]): Promise<PageIds> {
+  const urls = [...new Set(runs.flatMap((r) => r.citations.map((c) => c.url)))];
+  const ids: PageIds = new Map();
+  for (let i = 0; i < urls.length; i += 5_000) {
+    const rows = await sql<{ id: string; url: string; status: string; subject_id: string | null }>`
+      select id, url, status, subject_id from cited_urls where project_id = ${projectId} and url = any(${urls.slice(i, i + 5_000)}::text[])`.execute(tx);
+    for (const row of rows.rows) ids.set(row.url, { id: row.id, before: stateOf(row) });
+  }
+  for (const url of urls) if (!ids.has(url)) ids.set(url, { id: randomUUID(), before: undefined });
+  return ids;
 }
 
 /**
- * The cited pages of a batch's completed runs, one row per page and project. A page's status is
- * its own: the latest observation by run time wins, whatever the order of import. A page whose
- * status crosses into or out of `hallucinated` moves its past citations (subject-citations.ts).
- * Call before the batch's own citations are written: the recount covers the runs recorded before.
+ * The pages the batch's completed runs cite, one row per page and project. A page's status is its
+ * own: the latest observation by run time wins, whatever the order of import. A page whose status
+ * changes moves its past citations where they count for a subject (subject-citations.ts); the
+ * batch's own runs (already written, counted with the state after) are left out of that recount.
  */
 export async function upsertCitedUrls(
   tx: Transaction<DB>,
   context: { workspaceId: string; projectId: string },
   runs: readonly ResolvedRun[],
+  ids: PageIds,
 ): Promise<Map<string, CitedUrl>> {
   const latest = new Map<string, { citation: ResolvedCitation; at: Date }>();
   for (const run of runs) {
@@ -33,24 +54,13 @@ export async function upsertCitedUrls(
   }
   const urls = new Map<string, CitedUrl>();
   const entries = [...latest.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const changes = new Map<string, { before: UrlOwnership; after: UrlOwnership }>();
+  const changes = new Map<string, { before: UrlState; after: UrlState }>();
   for (let i = 0; i < entries.length; i += 1_000) {
-    const part = entries.slice(i, i + 1_000);
-    const before = new Map(
-      (
-        await tx
-          .selectFrom('cited_urls')
-          .select(['url', 'status', 'subject_id'])
-          .where('project_id', '=', context.projectId)
-          .where('url', 'in', part.map(([url]) => url))
-          .execute()
-      ).map((r) => [r.url, ownershipOf(r)]),
-    );
     const rows = await tx
       .insertInto('cited_urls')
       .values(
-        part.map(([url, { citation, at }]) => ({
-          id: randomUUID(),
+        entries.slice(i, i + 1_000).map(([url, { citation, at }]) => ({
+          id: ids.get(url)!.id,
           workspace_id: context.workspaceId,
           project_id: context.projectId,
           url,
@@ -73,12 +83,12 @@ export async function upsertCitedUrls(
       .returning(['id', 'url', 'status', 'subject_id'])
       .execute();
     for (const row of rows) {
-      const after = ownershipOf(row);
-      urls.set(row.url, { id: row.id, ownership: after });
-      const was = before.get(row.url);
-      if (was && was.counted !== after.counted) changes.set(row.id, { before: was, after });
+      const after = stateOf(row);
+      urls.set(row.url, { id: row.id, state: after });
+      const before = ids.get(row.url)?.before;
+      if (before && before.status !== after.status) changes.set(row.id, { before, after });
     }
   }
-  await moveSubjectCitations(tx, context.projectId, changes);
+  await movePageCitations(tx, context.projectId, changes, new Set(runs.map((r) => r.id)));
   return urls;
 }

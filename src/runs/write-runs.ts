@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { ResolvedRun } from './resolve-run.ts';
-import type { CitedUrl } from './upsert-cited-urls.ts';
+import type { PageIds } from './upsert-cited-urls.ts';
 
 export interface WriteContext {
   workspaceId: string;
@@ -16,80 +16,78 @@ export interface RunNames {
   prompts: Map<string, string>;
 }
 
-/**
- * The write-runs step, first half: the topics and prompts the runs name (created on first use),
- * then the runs themselves. A run whose id the project already holds is not written again (an
- * import run twice lands each run once). Returns the runs that landed.
- */
-export async function insertRuns(tx: Transaction<DB>, context: WriteContext, runs: readonly ResolvedRun[]): Promise<{ landed: ResolvedRun[]; names: RunNames }> {
-  const names = { topics: await ensureTopics(tx, context, runs), prompts: new Map<string, string>() };
-  names.prompts = await ensurePrompts(tx, context, runs, names.topics);
-  const inserted = new Set<string>();
-  for (let i = 0; i < runs.length; i += 1_000) {
-    const rows = await tx
-      .insertInto('runs')
-      .values(
-        runs.slice(i, i + 1_000).map(({ id, record }) => ({
-          id,
-          workspace_id: context.workspaceId,
-          project_id: context.projectId,
-          engine_id: context.engines.get(record.engine)!,
-          prompt_id: names.prompts.get(record.prompt)!,
-          topic_id: topicOf(names, record.topic),
-          location: record.location,
-          branded: record.branded,
-          ran_at: record.ranAt,
-          day: record.day,
-          status: record.status,
-          answer: record.answer ?? null,
-        })),
-      )
-      .onConflict((oc) => oc.columns(['project_id', 'id']).doNothing())
-      .returning('id')
-      .execute();
-    for (const row of rows) inserted.add(row.id);
-  }
-  return { landed: runs.filter((r) => inserted.has(r.id)), names };
-}
-
-/**
- * The write-runs step, second half: what the completed runs contain. Mentions of tracked subjects,
- * each cited page once (by its row in cited_urls), and ads with the competitor behind them.
- */
-export async function insertContents(tx: Transaction<DB>, context: WriteContext, runs: readonly ResolvedRun[], urls: ReadonlyMap<string, CitedUrl>): Promise<void> {
-  const mentionRows = runs.flatMap(({ id, mentions }) =>
-    mentions.map((m) => ({
-      run_id: id,
-      project_id: context.projectId,
-      subject_type: m.subject.type,
-      subject_id: m.subject.id,
-      position: m.position,
-      sentiment: m.sentiment,
-      count: m.count,
-    })),
-  );
-  for (let i = 0; i < mentionRows.length; i += 1_000) await tx.insertInto('run_mentions').values(mentionRows.slice(i, i + 1_000)).execute();
-
-  const citationRows = runs.flatMap(({ id, citations }) =>
-    citations.map((c, ordinal) => ({ run_id: id, project_id: context.projectId, ordinal, url_id: urls.get(c.url)!.id })),
-  );
-  for (let i = 0; i < citationRows.length; i += 1_000) await tx.insertInto('run_citations').values(citationRows.slice(i, i + 1_000)).execute();
-
-  const adRows = runs.flatMap(({ id, ads }) =>
-    ads.map((ad, ordinal) => ({
-      run_id: id,
-      project_id: context.projectId,
-      ordinal,
-      advertiser: ad.advertiser,
-      url: ad.url ?? null,
-      competitor_id: ad.competitor?.id ?? null,
-    })),
-  );
-  for (let i = 0; i < adRows.length; i += 1_000) await tx.insertInto('run_ads').values(adRows.slice(i, i + 1_000)).execute();
-}
-
 export const topicOf = (names: RunNames, topic: string | undefined): string | null =>
   topic === undefined ? null : (names.topics.get(topic.toLowerCase()) ?? null);
+
+/** The topics and prompts the runs name, created on first use. */
+export async function ensureNames(tx: Transaction<DB>, context: WriteContext, runs: readonly ResolvedRun[]): Promise<RunNames> {
+  const topics = await ensureTopics(tx, context, runs);
+  return { topics, prompts: await ensurePrompts(tx, context, runs, topics) };
+}
+
+/**
+ * The write-runs step: one row a run, holding what it contains (mentions as parallel arrays, the
+ * pages it cites as an ordered array of URL ids), written with one statement per chunk of rows
+ * (`unnest`); then the ads beside answers, where there are any. A run whose id the project holds
+ * already is not written again (an import run twice lands each run once): the runs that landed
+ * are returned.
+ */
+export async function insertRuns(
+  tx: Transaction<DB>,
+  context: WriteContext,
+  runs: readonly ResolvedRun[],
+  names: RunNames,
+  pageIds: PageIds,
+): Promise<ResolvedRun[]> {
+  const landedIds = new Set<string>();
+  for (let i = 0; i < runs.length; i += 2_000) {
+    const part = runs.slice(i, i + 2_000);
+    const column = <T>(type: string, value: (run: ResolvedRun) => T) => sql`${part.map(value)}::${sql.raw(type)}[]`;
+    // Arrays of arrays do not unnest into rows; each run's array travels as its text form.
+    const array = (type: string, value: (run: ResolvedRun) => readonly unknown[]) =>
+      sql`${part.map((run) => pgArray(value(run)))}::text[]`;
+    const completed = (run: ResolvedRun) => run.record.status === 'ok';
+    const inserted = await sql`insert into runs (id, project_id, engine_id, prompt_id, topic_id, location, branded, ran_at, day, status, answer,
+        mention_subject_ids, mention_positions, mention_counts, mention_sentiments, cited_url_ids)
+      select id, ${context.projectId}::uuid, engine_id, prompt_id, topic_id, location, branded, ran_at, day, status, answer,
+        mention_subject_ids::uuid[], mention_positions::smallint[], mention_counts::smallint[], mention_sentiments::double precision[], cited_url_ids::uuid[]
+      from unnest(${sql.join([
+        column('uuid', (r) => r.id),
+        column('uuid', (r) => context.engines.get(r.record.engine)!),
+        column('uuid', (r) => names.prompts.get(r.record.prompt)!),
+        column('uuid', (r) => topicOf(names, r.record.topic)),
+        column('text', (r) => r.record.location),
+        column('boolean', (r) => r.record.branded),
+        column('timestamptz', (r) => r.record.ranAt.toISOString()),
+        column('date', (r) => r.record.day),
+        column('text', (r) => r.record.status),
+        column('text', (r) => r.record.answer ?? null),
+        array('uuid', (r) => (completed(r) ? r.mentions.map((m) => m.subject.id) : [])),
+        array('smallint', (r) => (completed(r) ? r.mentions.map((m) => m.position) : [])),
+        array('smallint', (r) => (completed(r) ? r.mentions.map((m) => m.count) : [])),
+        array('double precision', (r) => (completed(r) ? r.mentions.map((m) => m.sentiment) : [])),
+        array('uuid', (r) => (completed(r) ? r.citations.map((c) => pageIds.get(c.url)!.id) : [])),
+      ])}) as t(id, engine_id, prompt_id, topic_id, location, branded, ran_at, day, status, answer,
+        mention_subject_ids, mention_positions, mention_counts, mention_sentiments, cited_url_ids)
+      on conflict (project_id, id) do nothing
+      returning id`.execute(tx);
+    for (const row of (inserted as { rows: { id: string }[] }).rows) landedIds.add(row.id);
+  }
+  const landed = runs.filter((r) => landedIds.has(r.id));
+
+  const adRows = landed
+    .filter((r) => r.record.status === 'ok')
+    .flatMap(({ id, ads }) =>
+      ads.map((ad, ordinal) => ({ run_id: id, project_id: context.projectId, ordinal, advertiser: ad.advertiser, url: ad.url ?? null, competitor_id: ad.competitor?.id ?? null })),
+    );
+  for (let i = 0; i < adRows.length; i += 1_000) await tx.insertInto('run_ads').values(adRows.slice(i, i + 1_000)).execute();
+  return landed;
+}
+
+/** An array's PostgreSQL text form (`{a,b,NULL}`), elements quoted. */
+function pgArray(values: readonly unknown[]): string {
+  return `{${values.map((v) => (v === null || v === undefined ? 'NULL' : `"${String(v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`)).join(',')}}`;
+}
 
 /** A topic is created by its first spelling and matched case-insensitively. */
 async function ensureTopics(tx: Transaction<DB>, context: WriteContext, runs: readonly ResolvedRun[]): Promise<Map<string, string>> {

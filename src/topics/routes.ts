@@ -3,16 +3,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../db/types.ts';
-import { principalOf } from '../auth/auth-plugin.ts';
+import { projectOf } from '../auth/auth-plugin.ts';
 import { bearerSecurity, Envelope, projectErrors, Uuid } from '../http/schemas.ts';
-import { findVisibleProject } from '../projects/find-visible-project.ts';
 import { listTopics } from './list-topics.ts';
 
 export async function topicRoutes(app: FastifyInstance, options: { db: Kysely<DB> }): Promise<void> {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/api/v1/projects/:id/topics',
     {
-      config: { scope: 'read' },
+      config: { scope: 'read', projectParam: 'id' },
       schema: {
         summary: "The project's topics, with the ids the analytics filters take",
         tags: ['analytics'],
@@ -22,7 +21,7 @@ export async function topicRoutes(app: FastifyInstance, options: { db: Kysely<DB
       },
     },
     async (request) => {
-      const project = await findVisibleProject(options.db, principalOf(request), request.params.id);
+      const project = projectOf(request);
       return { data: { topics: await listTopics(options.db, project.id) } };
     },
   );

@@ -7,11 +7,10 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../db/types.ts';
-import { principalOf } from '../auth/auth-plugin.ts';
+import { projectOf } from '../auth/auth-plugin.ts';
 import { resolveRange } from '../analytics/filters.ts';
 import { BadRequestError, RateLimitedError } from '../http/errors.ts';
 import { bearerSecurity, Envelope, IsoDate, projectErrors, Uuid } from '../http/schemas.ts';
-import { findVisibleProject } from '../projects/find-visible-project.ts';
 import { BEACON_SCRIPT } from './beacon-script.ts';
 import { renderBotsPage } from './bots-page.ts';
 import { CRAWLERS, PLATFORMS, REGISTRY_SCHEMA_VERSION, ROBOTS_TXT_TOKENS } from './crawler-registry.ts';
@@ -176,7 +175,7 @@ export async function trafficRoutes(app: FastifyInstance, deps: Deps): Promise<v
     '/api/ingest/:projectId',
     {
       bodyLimit: INGEST_BODY_LIMIT,
-      config: { scope: 'ingest' },
+      config: { scope: 'ingest', projectParam: 'projectId' },
       schema: {
         summary: 'Server-log ingest: AI crawler hits and AI-referred visits from raw log lines',
         description:
@@ -206,7 +205,7 @@ export async function trafficRoutes(app: FastifyInstance, deps: Deps): Promise<v
       },
     },
     async (request) => {
-      const project = await findVisibleProject(deps.db, principalOf(request), request.params.projectId);
+      const project = projectOf(request);
       const body = typeof request.body === 'string' ? request.body : '';
       return { data: await ingestLog(deps.db, project, body, request.query.source ?? 'rest', deps.now()) };
     },
@@ -215,7 +214,7 @@ export async function trafficRoutes(app: FastifyInstance, deps: Deps): Promise<v
   typed.get(
     '/api/v1/projects/:id/traffic',
     {
-      config: { scope: 'read' },
+      config: { scope: 'read', projectParam: 'id' },
       schema: {
         summary: 'AI crawler hits and AI-referred visits per day, by platform, bot and page',
         tags: ['traffic'],
@@ -244,7 +243,7 @@ export async function trafficRoutes(app: FastifyInstance, deps: Deps): Promise<v
       },
     },
     async (request) => {
-      const project = await findVisibleProject(deps.db, principalOf(request), request.params.id);
+      const project = projectOf(request);
       const range = resolveRange(request.query, deps.now());
       return { data: { filters: range, days: await getTraffic(deps.db, project.id, range.from, range.to) } };
     },

@@ -44,9 +44,9 @@ export async function deliverDue(db: Kysely<DB>, outbound: Outbound, now: Date, 
       update webhook_deliveries d set claimed_until = ${new Date(now.getTime() + CLAIM_MS)}, attempts = d.attempts + 1
       from chosen c
       where d.id = c.id and d.status = 'pending' and (d.claimed_until is null or d.claimed_until <= ${now})
-      returning d.id, d.event_id, d.payload, d.attempts, d.webhook_id
+      returning d.id, d.workspace_id, d.event_id, d.payload, d.attempts, d.webhook_id
     )
-    select c.id, c.event_id, c.payload, c.attempts, w.url, w.secret from claimed c join webhooks w on w.id = c.webhook_id`.execute(db);
+    select c.id, c.event_id, c.payload, c.attempts, w.url, w.secret from claimed c join webhooks w on w.workspace_id = c.workspace_id and w.id = c.webhook_id`.execute(db);
 
   const outcomes = await Promise.all(claimed.rows.map((d) => send(outbound, d, now)));
   let delivered = 0;

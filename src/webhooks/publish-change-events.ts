@@ -54,7 +54,7 @@ export async function publishChangeEvents(db: Kysely<DB>, now: Date, limit = 200
       await tx
         .insertInto('webhook_deliveries')
         .values(deliveries.slice(i, i + 500))
-        .onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing())
+        .onConflict((oc) => oc.columns(['workspace_id', 'webhook_id', 'event_id']).doNothing())
         .execute();
     }
     await tx.updateTable('change_events').set({ published_at: now }).where('id', 'in', ids).execute();
