@@ -24,6 +24,8 @@ export interface Config {
   trustProxy: TrustProxy;
   /** SIGHTLINE_RESOLVE: hosts mapped to addresses for outbound requests (they may be private). */
   resolve: ResolveMap;
+  /** SIGHTLINE_IMPORT_BATCH: runs per transaction of `runs import` (memory against speed); undefined: the import's own default. */
+  importBatch: number | undefined;
 }
 
 export type TrustProxy = false | number | string[];
@@ -45,6 +47,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     slowRequestMs: parseMs('SIGHTLINE_SLOW_REQUEST_MS', nonEmpty(env.SIGHTLINE_SLOW_REQUEST_MS), 500),
     trustProxy: parseTrustProxy(nonEmpty(env.SIGHTLINE_TRUST_PROXY)),
     resolve: parseResolve(env.SIGHTLINE_RESOLVE),
+    importBatch: parseCount('SIGHTLINE_IMPORT_BATCH', nonEmpty(env.SIGHTLINE_IMPORT_BATCH), 100_000),
   };
 }
 
@@ -69,6 +72,13 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
     throw new ConfigError(`SIGHTLINE_TRUST_PROXY must be 0, 1, a number of proxy hops, or proxy addresses/CIDR ranges separated by commas; "${bad ?? value}" is none of these`);
   }
   return entries;
+}
+
+function parseCount(name: string, value: string | undefined, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new ConfigError(`${name} must be a whole number from 1 to ${max}, got "${value}"`);
+  return n;
 }
 
 function parseMs(name: string, value: string | undefined, fallback: number): number {

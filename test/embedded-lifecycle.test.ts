@@ -184,7 +184,8 @@ describe('the embedded PostgreSQL shared by processes', () => {
 
   test('a command killed mid-import: the import run again lands every run exactly once', async () => {
     const dataDir = fresh('emb-import');
-    const env = cliEnv(dataDir);
+    // Batches of 1,000 (the default is larger than the file): several commit before the kill.
+    const env = { ...cliEnv(dataDir), SIGHTLINE_IMPORT_BATCH: '1000' };
     const { id: workspaceId } = await json(['workspace', 'create', '--name', 'Imports'], env);
     const { id: projectId } = await json(['project', 'create', '--workspace', workspaceId, '--name', 'Kept', '--domain', 'kept.io'], env);
     const file = join(dataDir, 'runs.jsonl');
@@ -210,7 +211,7 @@ describe('the embedded PostgreSQL shared by processes', () => {
 
   test('the server killed mid-import: the import finishes, the restarted server shows every run once', async () => {
     const dataDir = fresh('emb-srvkill');
-    const env = cliEnv(dataDir);
+    const env = { ...cliEnv(dataDir), SIGHTLINE_IMPORT_BATCH: '1000' };
     const { id: workspaceId } = await json(['workspace', 'create', '--name', 'Live'], env);
     const { id: projectId } = await json(['project', 'create', '--workspace', workspaceId, '--name', 'Kept', '--domain', 'kept.io'], env);
     const { key } = await json(['key', 'create', '--workspace', workspaceId, '--scopes', 'read', '--rate-limit', '1000'], env);

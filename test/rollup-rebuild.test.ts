@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/db/database.ts';
-import type { DB } from '../src/db/types.ts';
 import { rebuildRollups } from '../src/db/migrations/2026-11-24-0010-scale.ts';
 import { addCompetitor } from '../src/projects/add-competitor.ts';
 import { seedDemo } from '../src/demo/seed-demo.ts';
 import { importRuns } from '../src/runs/import-runs.ts';
+import { snapshotRollups } from './rollup-snapshot.ts';
 import { openPrivateTestDatabase } from './helpers.ts';
 
 // The rebuild empties the rollup tables, so it runs on a private database.
@@ -19,18 +18,6 @@ describe('rollups rebuilt from runs (migration 0010) equal rollups kept by the i
     await database.close();
   });
 
-  /** Every rollup row that holds something (an increment can leave a row of zeros, which says nothing). */
-  async function snapshot(db: Kysely<DB>): Promise<Record<string, unknown[]>> {
-    const out: Record<string, unknown[]> = {};
-    for (const table of ['run_rollup', 'subject_rollup', 'url_days']) {
-      const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db);
-      const empty = (r: Record<string, unknown>) =>
-        Object.entries(r).every(([k, v]) => ['project_id', 'grouping', 'engine_id', 'topic_id', 'location', 'branded', 'day', 'month', 'subject_id', 'url_id'].includes(k) || v === 0 || (Array.isArray(v) && v.every((n) => n === 0)));
-      out[table] = rows.rows.filter((r) => !empty(r)).map((r) => JSON.stringify(r)).sort();
-    }
-    return out;
-  }
-
   test('on the demo data plus failed runs, runs without topic or location, a page cited twice, status flips, and a competitor added later (backfilled)', async () => {
     const demo = await seedDemo(database.db, { now: new Date('2026-11-22T10:00:00Z') });
     await importRuns(database.db, demo.projectId, [
@@ -40,11 +27,11 @@ describe('rollups rebuilt from runs (migration 0010) equal rollups kept by the i
       JSON.stringify({ engine: 'claude', prompt: 'other', ranAt: '2026-11-21T12:00:00Z', status: 'ok', citations: [{ url: 'https://hooli.xyz/a', status: 'verified' }] }),
     ]);
     await addCompetitor(database.db, demo.projectId, { name: 'Hooli', domain: 'hooli.xyz' });
-    const kept = await snapshot(database.db);
+    const kept = await snapshotRollups(database.db);
     assert.ok((kept.run_rollup?.length ?? 0) > 0);
     assert.ok(kept.subject_rollup!.some((r) => /"untracked_runs":[1-9]/.test(String(r))), 'a run without answer text stays outside the late competitor\'s sample');
     assert.ok(kept.subject_rollup!.some((r) => String(r).includes('"citing_runs":1')));
     await rebuildRollups(database.db);
-    assert.deepEqual(await snapshot(database.db), kept);
+    assert.deepEqual(await snapshotRollups(database.db), kept);
   });
 });

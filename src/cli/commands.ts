@@ -281,14 +281,14 @@ export const COMMANDS: Record<string, Command> = {
     options: { project: { type: 'string' } },
     required: ['project'],
     positionals: ['file'],
-    run: async ({ db, values, positionals }) => {
+    run: async ({ db, config, values, positionals }) => {
       const file = positionals[0]!;
       if (file !== '-' && !existsSync(file)) throw new BadRequestError(`no file ${file}`, { file: 'does not exist' });
       const input = file === '-' ? process.stdin : createReadStream(file);
       const lines = createInterface({ input, crlfDelay: Infinity });
       let result;
       try {
-        result = await importRuns(db, uuidFlag('project', str(values, 'project')!), lines);
+        result = await importRuns(db, uuidFlag('project', str(values, 'project')!), lines, { batchSize: config.importBatch });
       } finally {
         lines.close();
         input.destroy();

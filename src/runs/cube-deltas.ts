@@ -1,5 +1,5 @@
 import type { RunRollupTable, SubjectRollupTable } from '../db/types.ts';
-import { cellsOf, URL_GROUPINGS, type CubeCell } from './rollup-cube.ts';
+import { cellsOf, KEPT_GROUPINGS, URL_GROUPINGS, type CubeCell } from './rollup-cube.ts';
 
 /** Where a run counts: its filter dimensions and its day. */
 export interface RunDims {
@@ -14,26 +14,30 @@ type Dimensions = 'project_id' | 'grouping' | 'day' | 'engine_id' | 'topic_id' |
 export type RunSums = Omit<RunRollupTable, Dimensions>;
 export type SubjectSums = Omit<SubjectRollupTable, Dimensions | 'subject_id'>;
 
+/** What the runs of one detail cell (every dimension) and day add. */
+interface DetailDelta {
+  dims: RunDims;
+  runs: RunSums;
+  subjects: Map<string, SubjectSums>;
+  /** Citations per cited page (URL id) that day. */
+  urls: Map<string, number>;
+}
+
 /**
- * Increments of the rollups, summed in memory over a batch: one entry per distinct cell (and
- * subject, or URL and month), whatever the number of runs behind it. Keys are the cell's values
- * and the day (or month) joined with NUL, which no value contains; upsert-rollups.ts writes them.
+ * Increments of the rollups, summed in memory over a batch at the detail level: one entry per
+ * distinct (dimensions, day), however many runs fall in it. `expandDeltas` spreads them into the
+ * cells kept, once per entry rather than once per run; upsert-rollups.ts writes the result.
  */
 export interface RollupDeltas {
-  runs: Map<string, RunSums>;
-  subjects: Map<string, SubjectSums>;
-  /** A URL's citations in a cell, per day of a month (31 counts). */
-  urls: Map<string, number[]>;
+  details: Map<string, DetailDelta>;
 }
-
-export const SEP = '\u0000';
 
 export function emptyDeltas(): RollupDeltas {
-  return { runs: new Map(), subjects: new Map(), urls: new Map() };
+  return { details: new Map() };
 }
 
-const ZERO_RUN: RunSums = { ok_runs: 0, failed_runs: 0, mentions: 0 };
-const ZERO_SUBJECT: SubjectSums = {
+const zeroRun = (): RunSums => ({ ok_runs: 0, failed_runs: 0, mentions: 0 });
+const zeroSubject = (): SubjectSums => ({
   untracked_runs: 0,
   mention_runs: 0,
   mentions: 0,
@@ -43,69 +47,31 @@ const ZERO_SUBJECT: SubjectSums = {
   sentiment_count: 0,
   citations: 0,
   citing_runs: 0,
-};
+});
 
-const cellKey = (c: CubeCell) => [c.grouping, c.engine_id, c.topic_id, c.location, c.branded].join(SEP);
-
-interface Keys {
-  /** The cells kept, the day appended. */
-  all: string[];
-  /** The cells kept per URL, the month appended. */
-  urls: string[];
-  /** The day of the month, 1-based. */
-  dayOfMonth: number;
+function detailOf(deltas: RollupDeltas, dims: RunDims): DetailDelta {
+  const key = `${dims.engineId}|${dims.topicId}|${dims.location}|${dims.branded}|${dims.day}`;
+  let detail = deltas.details.get(key);
+  if (!detail) {
+    detail = { dims, runs: zeroRun(), subjects: new Map(), urls: new Map() };
+    deltas.details.set(key, detail);
+  }
+  return detail;
 }
 
-/**
- * The keys of the cells a run counts in, made once per distinct (dimensions, day) and kept: a
- * batch holds many runs of few such combinations, and every run adds to 16 cells several times.
- */
-const keyCache = new Map<string, Keys>();
-function keysOf(dims: RunDims): Keys {
-  const id = `${dims.engineId}${SEP}${dims.topicId}${SEP}${dims.location}${SEP}${dims.branded}${SEP}${dims.day}`;
-  let keys = keyCache.get(id);
-  if (!keys) {
-    const month = `${dims.day.slice(0, 8)}01`;
-    keys = {
-      all: cellsOf(dims.engineId, dims.topicId, dims.location, dims.branded).map((c) => `${cellKey(c)}${SEP}${dims.day}`),
-      urls: cellsOf(dims.engineId, dims.topicId, dims.location, dims.branded, URL_GROUPINGS).map((c) => `${cellKey(c)}${SEP}${month}`),
-      dayOfMonth: Number(dims.day.slice(8, 10)),
-    };
-    if (keyCache.size > 100_000) keyCache.clear();
-    keyCache.set(id, keys);
-  }
-  return keys;
-}
-
-function add<T extends Record<string, number>>(map: Map<string, T>, key: string, zero: T, delta: Partial<T>): void {
-  let sums = map.get(key);
-  if (!sums) {
-    sums = { ...zero };
-    map.set(key, sums);
-  }
-  for (const name in delta) (sums as Record<string, number>)[name] = sums[name]! + delta[name]!;
+function addTo<T extends object>(sums: T, delta: Partial<T>): void {
+  for (const name in delta) (sums as Record<string, number>)[name]! += delta[name] as number;
 }
 
 export function addRunDelta(deltas: RollupDeltas, dims: RunDims, delta: Partial<RunSums>): void {
-  for (const key of keysOf(dims).all) add(deltas.runs, key, ZERO_RUN, delta);
+  addTo(detailOf(deltas, dims).runs, delta);
 }
 
 export function addSubjectDelta(deltas: RollupDeltas, dims: RunDims, subjectId: string, delta: Partial<SubjectSums>): void {
-  for (const key of keysOf(dims).all) add(deltas.subjects, `${key}${SEP}${subjectId}`, ZERO_SUBJECT, delta);
-}
-
-/** A citation of the URL on the run's day, in the cells kept per URL. */
-export function addUrlCitation(deltas: RollupDeltas, dims: RunDims, urlId: string): void {
-  const keys = keysOf(dims);
-  for (const cell of keys.urls) {
-    const key = `${cell}${SEP}${urlId}`;
-    let counts = deltas.urls.get(key);
-    if (!counts) {
-      counts = new Array<number>(31).fill(0);
-      deltas.urls.set(key, counts);
-    }
-    counts[keys.dayOfMonth - 1]!++;
-  }
+  const subjects = detailOf(deltas, dims).subjects;
+  let sums = subjects.get(subjectId);
+  if (!sums) subjects.set(subjectId, (sums = zeroSubject()));
+  addTo(sums, delta);
 }
 
 /** What a recorded run adds: the subjects tracked when it was recorded, what it mentions and cites. */
@@ -126,23 +92,95 @@ export interface RunContribution {
  * count says; rows are written only for the subjects it mentions or cites.
  */
 export function addRun(deltas: RollupDeltas, run: RunContribution): void {
+  const detail = detailOf(deltas, run.dims);
   if (run.status === 'failed') {
-    addRunDelta(deltas, run.dims, { failed_runs: 1 });
+    detail.runs.failed_runs++;
     return;
   }
-  addRunDelta(deltas, run.dims, { ok_runs: 1, mentions: run.mentions.reduce((s, m) => s + m.count, 0) });
+  detail.runs.ok_runs++;
   for (const m of run.mentions) {
-    addSubjectDelta(deltas, run.dims, m.subjectId, {
-      mention_runs: 1,
-      mentions: m.count,
-      position_sum: m.position ?? 0,
-      position_count: m.position === null ? 0 : 1,
-      sentiment_sum: m.sentiment ?? 0,
-      sentiment_count: m.sentiment === null ? 0 : 1,
-    });
+    detail.runs.mentions += m.count;
+    let sums = detail.subjects.get(m.subjectId);
+    if (!sums) detail.subjects.set(m.subjectId, (sums = zeroSubject()));
+    sums.mention_runs++;
+    sums.mentions += m.count;
+    if (m.position !== null) {
+      sums.position_sum += m.position;
+      sums.position_count++;
+    }
+    if (m.sentiment !== null) {
+      sums.sentiment_sum += m.sentiment;
+      sums.sentiment_count++;
+    }
   }
-  for (const urlId of run.pages) addUrlCitation(deltas, run.dims, urlId);
+  for (const urlId of run.pages) detail.urls.set(urlId, (detail.urls.get(urlId) ?? 0) + 1);
   for (const [subjectId, citations] of run.subjectCitations) {
-    if (citations > 0) addSubjectDelta(deltas, run.dims, subjectId, { citations, citing_runs: 1 });
+    if (citations <= 0) continue;
+    let sums = detail.subjects.get(subjectId);
+    if (!sums) detail.subjects.set(subjectId, (sums = zeroSubject()));
+    sums.citations += citations;
+    sums.citing_runs++;
   }
+}
+
+/** A row of run_rollup, subject_rollup or url_days as the deltas add to it. */
+export interface CellRow<T> {
+  cell: CubeCell;
+  /** The day (run and subject rows) or the first of the month (URL rows). */
+  day: string;
+  /** The subject or URL id (subject and URL rows). */
+  id: string;
+  sums: T;
+}
+
+export interface ExpandedDeltas {
+  runs: CellRow<RunSums>[];
+  subjects: CellRow<SubjectSums>[];
+  /** A URL's citations per day of the month (31 counts). */
+  urls: CellRow<number[]>[];
+}
+
+/**
+ * The deltas spread into every cell kept (rollup-cube.ts): the six of run_rollup and
+ * subject_rollup, the two of url_days (per month). Sums of zero are left out.
+ */
+export function expandDeltas(deltas: RollupDeltas): ExpandedDeltas {
+  // One entry per cell and day (or month), holding its subjects' (or URLs') rows by id: the ids
+  // are the same string objects throughout, so only the cell keys are built, once per detail entry.
+  const runs = new Map<string, { row: CellRow<RunSums>; subjects: Map<string, CellRow<SubjectSums>> }>();
+  const urls = new Map<string, Map<string, CellRow<number[]>>>();
+  for (const { dims, runs: runSums, subjects: subjectSums, urls: urlCounts } of deltas.details.values()) {
+    const cells = cellsOf(dims.engineId, dims.topicId, dims.location, dims.branded, KEPT_GROUPINGS);
+    const month = `${dims.day.slice(0, 8)}01`;
+    const dayIndex = Number(dims.day.slice(8, 10)) - 1;
+    for (const cell of cells) {
+      const cellKey = `${cell.grouping}|${cell.engine_id}|${cell.topic_id}|${cell.location}|${cell.branded}`;
+      const key = `${cellKey}|${dims.day}`;
+      let entry = runs.get(key);
+      if (!entry) runs.set(key, (entry = { row: { cell, day: dims.day, id: '', sums: zeroRun() }, subjects: new Map() }));
+      addTo(entry.row.sums, runSums);
+      for (const [subjectId, sums] of subjectSums) {
+        let row = entry.subjects.get(subjectId);
+        if (!row) entry.subjects.set(subjectId, (row = { cell, day: dims.day, id: subjectId, sums: zeroSubject() }));
+        addTo(row.sums, sums);
+      }
+      if (urlCounts.size === 0 || !URL_GROUPINGS.has(cell.grouping)) continue;
+      const urlKey = `${cellKey}|${month}`;
+      let byUrl = urls.get(urlKey);
+      if (!byUrl) urls.set(urlKey, (byUrl = new Map()));
+      for (const [urlId, n] of urlCounts) {
+        let row = byUrl.get(urlId);
+        if (!row) byUrl.set(urlId, (row = { cell, day: month, id: urlId, sums: new Array<number>(31).fill(0) }));
+        row.sums[dayIndex]! += n;
+      }
+    }
+  }
+  const nonZero = (sums: object) => Object.values(sums).some((n) => n !== 0);
+  const out: ExpandedDeltas = { runs: [], subjects: [], urls: [] };
+  for (const { row, subjects } of runs.values()) {
+    if (nonZero(row.sums)) out.runs.push(row);
+    for (const subjectRow of subjects.values()) if (nonZero(subjectRow.sums)) out.subjects.push(subjectRow);
+  }
+  for (const byUrl of urls.values()) for (const row of byUrl.values()) if (row.sums.some((n) => n !== 0)) out.urls.push(row);
+  return out;
 }

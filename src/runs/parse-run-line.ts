@@ -132,11 +132,23 @@ function mention(value: unknown, i: number): MentionInput {
   return { subject, position, sentiment, count };
 }
 
+/**
+ * Cited URLs already parsed, by the string cited: an import cites the same few thousand pages
+ * again and again. Bounded: cleared when full.
+ */
+const parsedUrls = new Map<string, { rawUrl: string; url: string }>();
+
 function citation(value: unknown, i: number): CitationInput {
   const at = `\`citations[${i}]\``;
   if (!isObject(value)) fail(`${at} must be an object`);
-  const rawUrl = httpUrl(value.url, `${at}.url`);
-  const url = normalizeUrl(rawUrl)!;
+  let parsed = typeof value.url === 'string' ? parsedUrls.get(value.url) : undefined;
+  if (!parsed) {
+    const rawUrl = httpUrl(value.url, `${at}.url`);
+    parsed = { rawUrl, url: normalizeUrl(rawUrl)! };
+    if (parsedUrls.size >= 50_000) parsedUrls.clear();
+    parsedUrls.set(value.url as string, parsed);
+  }
+  const { rawUrl, url } = parsed;
   const status = optional(value, 'status', (v) => (includes(CITATION_STATUSES, v) ? v : fail(`${at}.status must be one of ${CITATION_STATUSES.join(', ')}`))) ?? 'unchecked';
   const articleType = optional(value, 'articleType', (v) => (includes(ARTICLE_TYPES, v) ? v : fail(`${at}.articleType must be one of ${ARTICLE_TYPES.join(', ')}`)));
   return { url, rawUrl, status, articleType };

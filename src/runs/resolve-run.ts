@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { classifyArticleType, hostIsUnder } from './classify-url.ts';
 import type { RunRecord } from './parse-run-line.ts';
 import { findMentions, resolveSubject, termsOf, type Subject } from './subjects.ts';
@@ -50,14 +51,69 @@ export function resolveRun(record: RunRecord, id: string, subjects: readonly Sub
   if (typeof mentions === 'string') return mentions;
   const citations: ResolvedCitation[] = [];
   const seen = new Set<string>();
+  const pages = pagesOf(subjects);
   for (const c of record.citations) {
     if (seen.has(c.url)) continue;
     seen.add(c.url);
-    const host = new URL(c.url).hostname;
-    citations.push({ url: c.url, rawUrl: c.rawUrl, host, status: c.status, articleType: c.articleType ?? classifyArticleType(c.url), owner: citedSubject(subjects, host) });
+    let page = pages.get(c.url);
+    if (!page) {
+      const host = new URL(c.url).hostname;
+      page = { host, articleType: classifyArticleType(c.url), owner: citedSubject(subjects, host) };
+      if (pages.size >= 50_000) pages.clear();
+      pages.set(c.url, page);
+    }
+    citations.push({ url: c.url, rawUrl: c.rawUrl, host: page.host, status: c.status, articleType: c.articleType ?? page.articleType, owner: page.owner });
   }
   const ads = record.ads.map((ad) => ({ advertiser: ad.advertiser, url: ad.url, competitor: advertiserCompetitor(subjects, ad.advertiser, ad.url) }));
   return { id, record, mentions, citations, ads };
+}
+
+interface PageFacts {
+  host: string;
+  /** As classified from the URL (a citation may name its own). */
+  articleType: ArticleType;
+  owner: Subject | undefined;
+}
+
+/** What each page is, per list of subjects (its owner depends on them): pages recur across runs. */
+const pageFacts = new WeakMap<readonly Subject[], Map<string, PageFacts>>();
+
+function pagesOf(subjects: readonly Subject[]): Map<string, PageFacts> {
+  let pages = pageFacts.get(subjects);
+  if (!pages) pageFacts.set(subjects, (pages = new Map()));
+  return pages;
+}
+
+/** A batch of runs resolved against one list of subjects. */
+export interface ResolvedBatch {
+  records: readonly RunRecord[];
+  subjects: readonly Subject[];
+  runs: ResolvedRun[];
+  /** Runs that repeat an id earlier in the batch. */
+  repeated: number;
+  /** Runs refused, by their index in the batch, with the reason. */
+  rejected: { index: number; message: string }[];
+}
+
+/** The resolve step for a batch: each run resolved, a run without an id given one, a repeated id skipped. */
+export function resolveRuns(records: readonly RunRecord[], subjects: readonly Subject[]): ResolvedBatch {
+  const batch: ResolvedBatch = { records, subjects, runs: [], repeated: 0, rejected: [] };
+  const ids = new Set<string>();
+  for (const [index, record] of records.entries()) {
+    const id = record.id ?? randomUUID();
+    if (ids.has(id)) {
+      batch.repeated++;
+      continue;
+    }
+    const run = resolveRun(record, id, subjects);
+    if (typeof run === 'string') {
+      batch.rejected.push({ index, message: run });
+      continue;
+    }
+    ids.add(id);
+    batch.runs.push(run);
+  }
+  return batch;
 }
 
 function resolveMentions(record: RunRecord, subjects: readonly Subject[]): ResolvedMention[] | string {

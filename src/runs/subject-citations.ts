@@ -21,10 +21,10 @@ export const stateOf = (url: { subject_id: string | null; status: string }): Url
  * subject" when there is at least one. The import (cube-deltas.ts) and every change of a page's
  * owner or status (movePageCitations) derive `citations` and `citing_runs` from this function only.
  */
-export function citationsBySubject(urlIds: Iterable<string>, state: (urlId: string) => UrlState | undefined): Map<string, number> {
+export function citationsBySubject<T>(pages: Iterable<T>, state: (page: T) => UrlState | undefined): Map<string, number> {
   const out = new Map<string, number>();
-  for (const urlId of urlIds) {
-    const url = state(urlId);
+  for (const page of pages) {
+    const url = state(page);
     if (url?.subjectId && url.status !== 'hallucinated') out.set(url.subjectId, (out.get(url.subjectId) ?? 0) + 1);
   }
   return out;

@@ -1,94 +1,117 @@
-import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../db/types.ts';
+import { plainArray, textArray } from '../db/array-literal.ts';
 import { registrableDomain } from './classify-url.ts';
 import type { ResolvedCitation, ResolvedRun } from './resolve-run.ts';
-import { movePageCitations, stateOf, type UrlState } from './subject-citations.ts';
+import type { CitationStatus } from './vocabulary.ts';
+import type { PageState, WriteContext } from './write-context.ts';
 
-/** A cited page as the batch leaves it. */
-export interface CitedUrl {
+/** A page a batch cites: its state before and after the batch, and what the batch writes of it. */
+export interface PagePlan {
+  url: string;
   id: string;
-  state: UrlState;
-}
-
-/** The pages a batch cites, by normalised URL: the project's row id, or a new id, and the state stored before the batch. */
-export type PageIds = Map<string, { id: string; before: UrlState | undefined }>;
-
-/**
- * The ids of the pages the batch's runs cite: those the project holds (read once, with their
- * state), new ones made up for the rest, so the runs can be written with their citations before
- * the pages are. Under the project lock no other writer adds a page meanwhile.
- */
-export async function pageIdsOf(tx: Transaction<DB>, projectId: string, runs: readonly ResolvedRun[]): Promise<PageIds> {
-  const urls = [...new Set(runs.flatMap((r) => r.citations.map((c) => c.url)))];
-  const ids: PageIds = new Map();
-  for (let i = 0; i < urls.length; i += 5_000) {
-    const rows = await sql<{ id: string; url: string; status: string; subject_id: string | null }>`
-      select id, url, status, subject_id from cited_urls where project_id = ${projectId} and url = any(${urls.slice(i, i + 5_000)}::text[])`.execute(tx);
-    for (const row of rows.rows) ids.set(row.url, { id: row.id, before: stateOf(row) });
-  }
-  for (const url of urls) if (!ids.has(url)) ids.set(url, { id: randomUUID(), before: undefined });
-  return ids;
+  /** undefined: the project does not hold the page yet. */
+  before: PageState | undefined;
+  after: PageState;
+  /** The first citation of it in the batch (display form, host, type, owner). */
+  first: ResolvedCitation;
 }
 
 /**
- * The pages the batch's completed runs cite, one row per page and project. A page's status is its
- * own: the latest observation by run time wins, whatever the order of import. A page whose status
- * changes moves its past citations where they count for a subject (subject-citations.ts); the
- * batch's own runs (already written, counted with the state after) are left out of that recount.
+ * The pages the batch's completed runs cite, one per URL, and their state after it: a page's
+ * status is its own, the latest observation by run time wins whatever the order of import (a tie
+ * goes to the later one), exactly as the upsert below decides it. `before` gives the state known
+ * before the batch; `mint` an id for a page not known.
  */
-export async function upsertCitedUrls(
-  tx: Transaction<DB>,
-  context: { workspaceId: string; projectId: string },
+export function planPages(
   runs: readonly ResolvedRun[],
-  ids: PageIds,
-): Promise<Map<string, CitedUrl>> {
-  const latest = new Map<string, { citation: ResolvedCitation; at: Date }>();
+  before: (url: string) => PageState | undefined,
+  mint: (url: string) => string,
+): Map<string, PagePlan> {
+  const latest = new Map<string, { first: ResolvedCitation; status: CitationStatus; atUs: number }>();
   for (const run of runs) {
+    const atUs = run.record.ranAt.getTime() * 1000;
     for (const citation of run.citations) {
       const seen = latest.get(citation.url);
-      // The status: the latest observation wins. The display form and type: the first seen.
-      if (!seen) latest.set(citation.url, { citation, at: run.record.ranAt });
-      else if (run.record.ranAt >= seen.at) latest.set(citation.url, { citation: { ...seen.citation, status: citation.status }, at: run.record.ranAt });
+      if (!seen) latest.set(citation.url, { first: citation, status: citation.status, atUs });
+      else if (atUs >= seen.atUs) {
+        seen.status = citation.status;
+        seen.atUs = atUs;
+      }
     }
   }
-  const urls = new Map<string, CitedUrl>();
-  const entries = [...latest.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const changes = new Map<string, { before: UrlState; after: UrlState }>();
-  for (let i = 0; i < entries.length; i += 1_000) {
-    const rows = await tx
-      .insertInto('cited_urls')
-      .values(
-        entries.slice(i, i + 1_000).map(([url, { citation, at }]) => ({
-          id: ids.get(url)!.id,
-          workspace_id: context.workspaceId,
-          project_id: context.projectId,
-          url,
-          display_url: citation.rawUrl,
-          host: citation.host,
-          domain: registrableDomain(citation.host),
-          article_type: citation.articleType,
-          status: citation.status,
-          status_at: at,
-          subject_type: citation.owner?.type ?? null,
-          subject_id: citation.owner?.id ?? null,
-        })),
+  const plans = new Map<string, PagePlan>();
+  for (const [url, { first, status, atUs }] of latest) {
+    const known = before(url);
+    const after: PageState = known
+      ? atUs >= known.statusAtUs
+        ? { ...known, status, statusAtUs: atUs }
+        : known
+      : { id: mint(url), subjectId: first.owner?.id ?? null, status, statusAtUs: atUs };
+    plans.set(url, { url, id: after.id, before: known, after, first });
+  }
+  return plans;
+}
+
+/**
+ * The upsert-cited-urls step: new pages inserted, pages the batch observed later than their
+ * status written (the same rule as planPages, in SQL). Returns false if the pages were not, before
+ * or after, in the states planned (the context was stale): the caller must start the batch again.
+ */
+export async function upsertCitedUrls(tx: Transaction<DB>, context: WriteContext, plans: ReadonlyMap<string, PagePlan>): Promise<boolean> {
+  const rows = [...plans.values()].filter((p) => p.after !== p.before).sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+  for (let i = 0; i < rows.length; i += 5_000) {
+    const part = rows.slice(i, i + 5_000);
+    const text = (value: (p: PagePlan) => string | null) => sql`${textArray(part.map(value))}::text[]`;
+    const urls = text((p) => p.url);
+    // Both states come back: before (the CTE reads the table as it was when the statement began)
+    // and after; each must be what the plan assumed.
+    const returned = await sql<{ id: string; url: string; status: string; status_us: string; subject_id: string | null; before_status: string | null; before_us: string | null; before_subject: string | null }>`
+      with before as (
+        select url, status, (extract(epoch from status_at) * 1000000)::bigint::text as status_us, subject_id
+        from cited_urls where project_id = ${context.projectId} and url = any(${urls})
+      ), upserted as (
+        insert into cited_urls (id, workspace_id, project_id, url, display_url, host, domain, article_type, status, status_at, subject_type, subject_id)
+        select id, ${context.workspaceId}::uuid, ${context.projectId}::uuid, url, display_url, host, domain, article_type, status, status_at, subject_type, subject_id
+        from unnest(${sql.join([
+          sql`${plainArray(part.map((p) => p.id))}::uuid[]`,
+          urls,
+          text((p) => p.first.rawUrl),
+          text((p) => p.first.host),
+          text((p) => registrableDomain(p.first.host)),
+          text((p) => p.first.articleType),
+          text((p) => p.after.status),
+          sql`${plainArray(part.map((p) => new Date(p.after.statusAtUs / 1000).toISOString()))}::timestamptz[]`,
+          text((p) => p.first.owner?.type ?? null),
+          sql`${plainArray(part.map((p) => p.first.owner?.id ?? null))}::uuid[]`,
+        ])}) as t(id, url, display_url, host, domain, article_type, status, status_at, subject_type, subject_id)
+        on conflict (project_id, url) do update set
+          status = case when excluded.status_at >= cited_urls.status_at then excluded.status else cited_urls.status end,
+          status_at = greatest(excluded.status_at, cited_urls.status_at)
+        returning id, url, status, (extract(epoch from status_at) * 1000000)::bigint::text as status_us, subject_id
       )
-      .onConflict((oc) =>
-        oc.columns(['project_id', 'url']).doUpdateSet({
-          status: sql`case when excluded.status_at >= cited_urls.status_at then excluded.status else cited_urls.status end`,
-          status_at: sql`greatest(excluded.status_at, cited_urls.status_at)`,
-        }),
-      )
-      .returning(['id', 'url', 'status', 'subject_id'])
-      .execute();
-    for (const row of rows) {
-      const after = stateOf(row);
-      urls.set(row.url, { id: row.id, state: after });
-      const before = ids.get(row.url)?.before;
-      if (before && before.status !== after.status) changes.set(row.id, { before, after });
+      select u.*, b.status as before_status, b.status_us as before_us, b.subject_id as before_subject
+      from upserted u left join before b on b.url = u.url`.execute(tx);
+    for (const row of returned.rows) {
+      const plan = plans.get(row.url);
+      if (!plan || !sameState(plan.after, row.id, row.status, row.status_us, row.subject_id)) return false;
+      if (plan.before ? !sameState(plan.before, row.id, row.before_status, row.before_us, row.before_subject) : row.before_status !== null) return false;
     }
   }
-  await movePageCitations(tx, context.projectId, changes, new Set(runs.map((r) => r.id)));
-  return urls;
+  return true;
+}
+
+const sameState = (state: PageState, id: string, status: string | null, statusUs: string | null, subjectId: string | null) =>
+  state.id === id && state.status === status && state.statusAtUs === Number(statusUs) && state.subjectId === subjectId;
+
+/** The pages of these URLs the project holds, with their states (all of them, read under the project lock). */
+export async function findPages(tx: Transaction<DB>, projectId: string, urls: readonly string[]): Promise<Map<string, PageState>> {
+  const found = new Map<string, PageState>();
+  for (let i = 0; i < urls.length; i += 5_000) {
+    const rows = await sql<{ id: string; url: string; status: string; status_us: string; subject_id: string | null }>`
+      select id, url, status, (extract(epoch from status_at) * 1000000)::bigint::text as status_us, subject_id
+      from cited_urls where project_id = ${projectId} and url = any(${textArray(urls.slice(i, i + 5_000))}::text[])`.execute(tx);
+    for (const row of rows.rows) found.set(row.url, { id: row.id, subjectId: row.subject_id, status: row.status as CitationStatus, statusAtUs: Number(row.status_us) });
+  }
+  return found;
 }

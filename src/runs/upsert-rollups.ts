@@ -1,92 +1,133 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../db/types.ts';
-import { SEP, type RollupDeltas } from './cube-deltas.ts';
+import { plainArray, textArray } from '../db/array-literal.ts';
+import { mapCooperatively } from './cooperate.ts';
+import { expandDeltas, type CellRow, type RollupDeltas } from './cube-deltas.ts';
 
-type Column = readonly [name: string, type: string];
+type Column<T> = readonly [name: string, type: string, value: (row: CellRow<T>) => string | number | boolean | null];
 
-const CELL: Column[] = [
-  ['project_id', 'uuid'],
-  ['grouping', 'smallint'],
-  ['engine_id', 'uuid'],
-  ['topic_id', 'uuid'],
-  ['location', 'text'],
-  ['branded', 'boolean'],
+const cellColumns = <T>(extra: Column<T>[]): Column<T>[] => [
+  ['grouping', 'smallint', (r) => r.cell.grouping],
+  ['engine_id', 'uuid', (r) => r.cell.engine_id],
+  ['topic_id', 'uuid', (r) => r.cell.topic_id],
+  ['location', 'text', (r) => r.cell.location],
+  ['branded', 'boolean', (r) => r.cell.branded],
+  ...extra,
 ];
-const RUN_SUMS: Column[] = [
-  ['ok_runs', 'integer'],
-  ['failed_runs', 'integer'],
-  ['mentions', 'integer'],
+
+const sum = <T>(name: keyof T & string, type = 'integer'): Column<T> => [name, type, (r) => r.sums[name] as number];
+
+const RUN_KEY = cellColumns<Record<string, number>>([['day', 'date', (r) => r.day]]);
+const RUN_SUMS = (['ok_runs', 'failed_runs', 'mentions'] as const).map((n) => sum<Record<string, number>>(n));
+const SUBJECT_KEY = cellColumns<Record<string, number>>([
+  ['day', 'date', (r) => r.day],
+  ['subject_id', 'uuid', (r) => r.id],
+]);
+const SUBJECT_SUMS = [
+  ...(['untracked_runs', 'mention_runs', 'mentions', 'position_sum', 'position_count'] as const).map((n) => sum<Record<string, number>>(n)),
+  sum<Record<string, number>>('sentiment_sum', 'double precision'),
+  ...(['sentiment_count', 'citations', 'citing_runs'] as const).map((n) => sum<Record<string, number>>(n)),
 ];
-const SUBJECT_SUMS: Column[] = [
-  ['untracked_runs', 'integer'],
-  ['mention_runs', 'integer'],
-  ['mentions', 'integer'],
-  ['position_sum', 'integer'],
-  ['position_count', 'integer'],
-  ['sentiment_sum', 'double precision'],
-  ['sentiment_count', 'integer'],
-  ['citations', 'integer'],
-  ['citing_runs', 'integer'],
-];
+const URL_KEY = cellColumns<number[]>([
+  ['month', 'date', (r) => r.day],
+  ['url_id', 'uuid', (r) => r.id],
+]);
 
 /** Element-wise addition of two 31-day count arrays, as SQL. */
 const ADD_COUNTS = sql.raw(`array[${Array.from({ length: 31 }, (_, i) => `url_days.counts[${i + 1}] + excluded.counts[${i + 1}]`).join(', ')}]`);
 
-/**
- * The rollup upsert step: a batch's deltas into the rollups, each with one statement per chunk of
- * rows (passed as one array per column, `unnest`), in key order (so concurrent writers could not
- * deadlock even without the project lock); cells whose delta is zero are skipped.
- */
-export async function upsertRollups(tx: Transaction<DB>, projectId: string, deltas: RollupDeltas): Promise<void> {
-  const rows = <T>(map: Map<string, T>, keys: string[], values: (value: T) => Record<string, unknown>, empty: (value: T) => boolean) =>
-    [...map.entries()]
-      .filter(([, value]) => !empty(value))
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, value]) => {
-        const [grouping, engine_id, topic_id, location, branded, ...rest] = key.split(SEP) as string[];
-        const row: Record<string, unknown> = { project_id: projectId, grouping: Number(grouping), engine_id, topic_id, location, branded: branded === 'true' };
-        keys.forEach((name, i) => (row[name] = rest[i]));
-        return Object.assign(row, values(value));
-      });
-  const zero = (sums: Record<string, number>) => Object.values(sums).every((n) => n === 0);
-  await upsert(tx, 'run_rollup', [['day', 'date']], RUN_SUMS, rows(deltas.runs, ['day'], (v) => ({ ...v }), zero));
-  await upsert(tx, 'subject_rollup', [['day', 'date'], ['subject_id', 'uuid']], SUBJECT_SUMS, rows(deltas.subjects, ['day', 'subject_id'], (v) => ({ ...v }), zero));
-  // url_days: each row's 31 counts travel as one text array literal (arrays of arrays do not unnest).
-  await upsert(
-    tx,
-    'url_days',
-    [['month', 'date'], ['url_id', 'uuid']],
-    [['counts', 'text']],
-    rows(deltas.urls, ['month', 'url_id'], (counts) => ({ counts: `{${counts.join(',')}}` }), (counts) => counts.every((n) => n === 0)),
-    { counts: { cast: sql`::integer[]`, merge: ADD_COUNTS } },
-  );
+/** A rollup's rows as the statement sends them: one array literal per column, in column order. */
+interface SerializedRows {
+  count: number;
+  arrays: string[];
+}
+
+/** A batch's rollup rows, serialized (serializeRollups), ready for writeRollups. */
+export interface SerializedRollups {
+  runs: SerializedRows[];
+  subjects: SerializedRows[];
+  urls: SerializedRows[];
+}
+
+interface Table<T> {
+  name: 'run_rollup' | 'subject_rollup' | 'url_days';
+  key: Column<T>[];
+  sums: Column<T>[];
+  /** A column merged otherwise than by adding (url_days' counts): how it is selected and updated. */
+  special?: { column: Column<T>; select: ReturnType<typeof sql>; merge: ReturnType<typeof sql> };
+}
+
+const RUNS: Table<Record<string, number>> = { name: 'run_rollup', key: RUN_KEY, sums: RUN_SUMS };
+const SUBJECTS: Table<Record<string, number>> = { name: 'subject_rollup', key: SUBJECT_KEY, sums: SUBJECT_SUMS };
+const URLS: Table<number[]> = {
+  name: 'url_days',
+  key: URL_KEY,
+  sums: [],
+  special: {
+    // Each row's 31 counts travel as one element of a text array (arrays of arrays do not unnest).
+    column: ['counts', 'text', (r) => `{${r.sums.join(',')}}`],
+    select: sql`counts::integer[]`,
+    merge: sql`counts = ${ADD_COUNTS}`,
+  },
+};
+
+/** Rows per statement. */
+const CHUNK = 10_000;
+
+/** The deltas spread into the cells kept (cube-deltas.ts) and serialized, statement by statement. */
+export async function serializeRollups(deltas: RollupDeltas, pause: () => Promise<void> | undefined = () => undefined): Promise<SerializedRollups> {
+  const rows = expandDeltas(deltas);
+  await pause();
+  return {
+    runs: await serialize(RUNS, rows.runs as CellRow<Record<string, number>>[], pause),
+    subjects: await serialize(SUBJECTS, rows.subjects as unknown as CellRow<Record<string, number>>[], pause),
+    urls: await serialize(URLS, rows.urls, pause),
+  };
 }
 
 /**
- * Adds rows to a rollup: a new key is inserted, an existing one takes the row's values added (or
- * merged as `special` says). Rows must have distinct keys, in key order.
+ * The rollup upsert step: each rollup with one `INSERT ... SELECT FROM unnest(...) ON CONFLICT DO
+ * UPDATE` per chunk of rows. Callers hold the project lock, so no other writer updates the same
+ * rows meanwhile (no deadlock, whatever the order of rows).
  */
-async function upsert(
-  tx: Transaction<DB>,
-  table: 'run_rollup' | 'subject_rollup' | 'url_days',
-  extraKey: Column[],
-  values: Column[],
-  rows: Record<string, unknown>[],
-  special: Record<string, { cast: ReturnType<typeof sql>; merge: ReturnType<typeof sql.raw> }> = {},
-): Promise<void> {
-  const key = [...CELL, ...extraKey];
-  const columns = [...key, ...values];
-  for (let i = 0; i < rows.length; i += 5_000) {
-    const part = rows.slice(i, i + 5_000);
-    const arrays = columns.map(([name, type]) => sql`${part.map((row) => row[name])}::${sql.raw(type)}[]`);
-    const selected = columns.map(([name]) => (special[name] ? sql`${sql.ref(name)}${special[name].cast}` : sql.ref(name)));
-    await sql`insert into ${sql.table(table)} (${sql.join(columns.map(([name]) => sql.ref(name)))})
-      select ${sql.join(selected)} from unnest(${sql.join(arrays)}) as t(${sql.join(columns.map(([name]) => sql.ref(name)))})
-      on conflict (${sql.join(key.map(([name]) => sql.ref(name)))})
-      do update set ${sql.join(
-        values.map(([name]) =>
-          special[name] ? sql`${sql.ref(name)} = ${special[name].merge}` : sql`${sql.ref(name)} = ${sql.table(table)}.${sql.ref(name)} + excluded.${sql.ref(name)}`,
-        ),
-      )}`.execute(tx);
+export async function writeRollups(tx: Transaction<DB>, projectId: string, rollups: SerializedRollups): Promise<void> {
+  for (const chunk of rollups.runs) await write(tx, projectId, RUNS, chunk);
+  for (const chunk of rollups.subjects) await write(tx, projectId, SUBJECTS, chunk);
+  for (const chunk of rollups.urls) await write(tx, projectId, URLS, chunk);
+}
+
+/** serializeRollups then writeRollups. */
+export async function upsertRollups(tx: Transaction<DB>, projectId: string, deltas: RollupDeltas): Promise<void> {
+  await writeRollups(tx, projectId, await serializeRollups(deltas));
+}
+
+const columnsOf = <T>(table: Table<T>): Column<T>[] => [...table.key, ...table.sums, ...(table.special ? [table.special.column] : [])];
+
+async function serialize<T>(table: Table<T>, rows: CellRow<T>[], pause: () => Promise<void> | undefined): Promise<SerializedRows[]> {
+  const out: SerializedRows[] = [];
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const part = rows.slice(i, i + CHUNK);
+    const arrays: string[] = [];
+    for (const [, type, value] of columnsOf(table)) {
+      const values = await mapCooperatively(part, value, pause);
+      arrays.push(type === 'text' ? textArray(values as string[]) : plainArray(values));
+    }
+    out.push({ count: part.length, arrays });
   }
+  return out;
+}
+
+async function write<T>(tx: Transaction<DB>, projectId: string, table: Table<T>, rows: SerializedRows): Promise<void> {
+  const columns = columnsOf(table);
+  const { special } = table;
+  const names = sql.join(columns.map(([name]) => sql.ref(name)));
+  const selected = sql.join(columns.map(([name]) => (special && name === special.column[0] ? special.select : sql.ref(name))));
+  const updates = sql.join([
+    ...table.sums.map(([name]) => sql`${sql.ref(name)} = ${sql.table(table.name)}.${sql.ref(name)} + excluded.${sql.ref(name)}`),
+    ...(special ? [special.merge] : []),
+  ]);
+  const arrays = sql.join(columns.map(([, type], i) => sql`${rows.arrays[i]}::${sql.raw(type)}[]`));
+  await sql`insert into ${sql.table(table.name)} (project_id, ${names})
+    select ${projectId}::uuid, ${selected} from unnest(${arrays}) as t(${names})
+    on conflict (project_id, ${sql.join(table.key.map(([name]) => sql.ref(name)))}) do update set ${updates}`.execute(tx);
 }

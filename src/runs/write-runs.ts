@@ -1,143 +1,133 @@
-import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../db/types.ts';
+import { plainArray, textArray } from '../db/array-literal.ts';
+import { mapCooperatively } from './cooperate.ts';
 import type { ResolvedRun } from './resolve-run.ts';
-import type { PageIds } from './upsert-cited-urls.ts';
+import type { WriteContext } from './write-context.ts';
 
-export interface WriteContext {
-  workspaceId: string;
-  projectId: string;
-  engines: ReadonlyMap<string, string>;
+/** Topics and prompts a batch creates, with the ids minted for them. */
+export interface NewNames {
+  topics: { id: string; name: string }[];
+  /** A prompt's topic and brandedness are those it is first seen with. */
+  prompts: { id: string; text: string; topicId: string | null; branded: boolean }[];
 }
 
-/** What the batch's runs refer to by name: topic and prompt ids, by lower-cased topic name and prompt text. */
-export interface RunNames {
-  topics: Map<string, string>;
-  prompts: Map<string, string>;
-}
+/** The runs' rows, one array literal per column (array-literal.ts). */
+export type RunColumns = Record<(typeof COLUMNS)[number][0], string>;
 
-export const topicOf = (names: RunNames, topic: string | undefined): string | null =>
-  topic === undefined ? null : (names.topics.get(topic.toLowerCase()) ?? null);
+const COLUMNS = [
+  ['id', 'uuid'],
+  ['engine_id', 'uuid'],
+  ['prompt_id', 'uuid'],
+  ['topic_id', 'uuid'],
+  ['location', 'text'],
+  ['branded', 'boolean'],
+  ['ran_at', 'timestamptz'],
+  ['day', 'date'],
+  ['status', 'text'],
+  ['answer', 'text'],
+  ['mention_subject_ids', 'uuid[]'],
+  ['mention_positions', 'smallint[]'],
+  ['mention_counts', 'smallint[]'],
+  ['mention_sentiments', 'double precision[]'],
+  ['cited_url_ids', 'uuid[]'],
+] as const;
 
-/** The topics and prompts the runs name, created on first use. */
-export async function ensureNames(tx: Transaction<DB>, context: WriteContext, runs: readonly ResolvedRun[]): Promise<RunNames> {
-  const topics = await ensureTopics(tx, context, runs);
-  return { topics, prompts: await ensurePrompts(tx, context, runs, topics) };
+/**
+ * The runs' rows, serialized: one row a run, holding what it contains (mentions as parallel
+ * arrays, the pages it cites as an ordered array of URL ids). Only completed runs carry mentions
+ * and citations.
+ */
+export async function runColumns(
+  context: WriteContext,
+  runs: readonly ResolvedRun[],
+  ids: { prompt: (text: string) => string; topic: (name: string | undefined) => string | null; page: (url: string) => string },
+  pause: () => Promise<void> | undefined = () => undefined,
+): Promise<RunColumns> {
+  const map = <T>(value: (run: ResolvedRun) => T) => mapCooperatively(runs, value, pause);
+  const plain = async (value: (run: ResolvedRun) => string | boolean | null) => plainArray(await map(value));
+  const text = async (value: (run: ResolvedRun) => string | null) => textArray(await map(value));
+  // Each run's own array is one text element, cast to its type by the statement.
+  const nested = (value: (run: ResolvedRun) => readonly (string | number | null)[]) => text((run) => (run.record.status === 'ok' ? plainArray(value(run)) : '{}'));
+  return {
+    id: await plain((r) => r.id),
+    engine_id: await plain((r) => context.engines.get(r.record.engine)!),
+    prompt_id: await plain((r) => ids.prompt(r.record.prompt)),
+    topic_id: await plain((r) => ids.topic(r.record.topic)),
+    location: await text((r) => r.record.location),
+    branded: await plain((r) => r.record.branded),
+    ran_at: await plain((r) => r.record.ranAt.toISOString()),
+    day: await plain((r) => r.record.day),
+    status: await plain((r) => r.record.status),
+    answer: await text((r) => r.record.answer ?? null),
+    mention_subject_ids: await nested((r) => r.mentions.map((m) => m.subject.id)),
+    mention_positions: await nested((r) => r.mentions.map((m) => m.position)),
+    mention_counts: await nested((r) => r.mentions.map((m) => m.count)),
+    mention_sentiments: await nested((r) => r.mentions.map((m) => m.sentiment)),
+    cited_url_ids: await nested((r) => r.citations.map((c) => ids.page(c.url))),
+  };
 }
 
 /**
- * The write-runs step: one row a run, holding what it contains (mentions as parallel arrays, the
- * pages it cites as an ordered array of URL ids), written with one statement per chunk of rows
- * (`unnest`); then the ads beside answers, where there are any. A run whose id the project holds
- * already is not written again (an import run twice lands each run once): the runs that landed
- * are returned.
+ * The write-runs step: the rows in one statement (`unnest` of the column literals). A run whose
+ * id the project holds already is not written again (an import run twice lands each run once):
+ * the ids that landed are returned.
  */
-export async function insertRuns(
-  tx: Transaction<DB>,
-  context: WriteContext,
-  runs: readonly ResolvedRun[],
-  names: RunNames,
-  pageIds: PageIds,
-): Promise<ResolvedRun[]> {
-  const landedIds = new Set<string>();
-  for (let i = 0; i < runs.length; i += 2_000) {
-    const part = runs.slice(i, i + 2_000);
-    const column = <T>(type: string, value: (run: ResolvedRun) => T) => sql`${part.map(value)}::${sql.raw(type)}[]`;
-    // Arrays of arrays do not unnest into rows; each run's array travels as its text form.
-    const array = (type: string, value: (run: ResolvedRun) => readonly unknown[]) =>
-      sql`${part.map((run) => pgArray(value(run)))}::text[]`;
-    const completed = (run: ResolvedRun) => run.record.status === 'ok';
-    const inserted = await sql`insert into runs (id, project_id, engine_id, prompt_id, topic_id, location, branded, ran_at, day, status, answer,
-        mention_subject_ids, mention_positions, mention_counts, mention_sentiments, cited_url_ids)
-      select id, ${context.projectId}::uuid, engine_id, prompt_id, topic_id, location, branded, ran_at, day, status, answer,
-        mention_subject_ids::uuid[], mention_positions::smallint[], mention_counts::smallint[], mention_sentiments::double precision[], cited_url_ids::uuid[]
-      from unnest(${sql.join([
-        column('uuid', (r) => r.id),
-        column('uuid', (r) => context.engines.get(r.record.engine)!),
-        column('uuid', (r) => names.prompts.get(r.record.prompt)!),
-        column('uuid', (r) => topicOf(names, r.record.topic)),
-        column('text', (r) => r.record.location),
-        column('boolean', (r) => r.record.branded),
-        column('timestamptz', (r) => r.record.ranAt.toISOString()),
-        column('date', (r) => r.record.day),
-        column('text', (r) => r.record.status),
-        column('text', (r) => r.record.answer ?? null),
-        array('uuid', (r) => (completed(r) ? r.mentions.map((m) => m.subject.id) : [])),
-        array('smallint', (r) => (completed(r) ? r.mentions.map((m) => m.position) : [])),
-        array('smallint', (r) => (completed(r) ? r.mentions.map((m) => m.count) : [])),
-        array('double precision', (r) => (completed(r) ? r.mentions.map((m) => m.sentiment) : [])),
-        array('uuid', (r) => (completed(r) ? r.citations.map((c) => pageIds.get(c.url)!.id) : [])),
-      ])}) as t(id, engine_id, prompt_id, topic_id, location, branded, ran_at, day, status, answer,
-        mention_subject_ids, mention_positions, mention_counts, mention_sentiments, cited_url_ids)
-      on conflict (project_id, id) do nothing
-      returning id`.execute(tx);
-    for (const row of (inserted as { rows: { id: string }[] }).rows) landedIds.add(row.id);
-  }
-  const landed = runs.filter((r) => landedIds.has(r.id));
+export async function insertRuns(tx: Transaction<DB>, projectId: string, columns: RunColumns): Promise<Set<string>> {
+  const names = sql.join(COLUMNS.map(([name]) => sql.ref(name)));
+  const casts = sql.join(COLUMNS.map(([name, type]) => (type.endsWith('[]') ? sql`${sql.ref(name)}::${sql.raw(type)}` : sql.ref(name))));
+  const arrays = sql.join(COLUMNS.map(([name, type]) => sql`${columns[name]}::${sql.raw(type.endsWith('[]') ? 'text' : type)}[]`));
+  const inserted = await sql<{ id: string }>`insert into runs (project_id, ${names})
+    select ${projectId}::uuid, ${casts} from unnest(${arrays}) as t(${names})
+    on conflict (project_id, id) do nothing
+    returning id`.execute(tx);
+  return new Set(inserted.rows.map((row) => row.id));
+}
 
-  const adRows = landed
+/** The ads beside the completed runs' answers, where there are any. */
+export async function insertAds(tx: Transaction<DB>, projectId: string, runs: readonly ResolvedRun[]): Promise<void> {
+  const rows = runs
     .filter((r) => r.record.status === 'ok')
-    .flatMap(({ id, ads }) =>
-      ads.map((ad, ordinal) => ({ run_id: id, project_id: context.projectId, ordinal, advertiser: ad.advertiser, url: ad.url ?? null, competitor_id: ad.competitor?.id ?? null })),
-    );
-  for (let i = 0; i < adRows.length; i += 1_000) await tx.insertInto('run_ads').values(adRows.slice(i, i + 1_000)).execute();
-  return landed;
+    .flatMap(({ id, ads }) => ads.map((ad, ordinal) => ({ run_id: id, project_id: projectId, ordinal, advertiser: ad.advertiser, url: ad.url ?? null, competitor_id: ad.competitor?.id ?? null })));
+  for (let i = 0; i < rows.length; i += 1_000) await tx.insertInto('run_ads').values(rows.slice(i, i + 1_000)).execute();
 }
 
-/** An array's PostgreSQL text form (`{a,b,NULL}`), elements quoted. */
-function pgArray(values: readonly unknown[]): string {
-  return `{${values.map((v) => (v === null || v === undefined ? 'NULL' : `"${String(v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`)).join(',')}}`;
-}
-
-/** A topic is created by its first spelling and matched case-insensitively. */
-async function ensureTopics(tx: Transaction<DB>, context: WriteContext, runs: readonly ResolvedRun[]): Promise<Map<string, string>> {
-  const wanted = new Map<string, string>();
-  for (const { record } of runs) if (record.topic !== undefined && !wanted.has(record.topic.toLowerCase())) wanted.set(record.topic.toLowerCase(), record.topic);
-  if (wanted.size === 0) return new Map();
-  await tx
-    .insertInto('topics')
-    .values([...wanted.values()].map((name) => ({ id: randomUUID(), workspace_id: context.workspaceId, project_id: context.projectId, name })))
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-  const rows = await tx
-    .selectFrom('topics')
-    .select(['id', 'name'])
-    .where('project_id', '=', context.projectId)
-    .where(sql<string>`lower(name)`, 'in', [...wanted.keys()])
-    .execute();
-  return new Map(rows.map((row) => [row.name.toLowerCase(), row.id]));
-}
-
-/** A prompt is its exact text within the project; its topic and brandedness are those it was first seen with. */
-async function ensurePrompts(tx: Transaction<DB>, context: WriteContext, runs: readonly ResolvedRun[], topics: Map<string, string>): Promise<Map<string, string>> {
-  const wanted = new Map<string, ResolvedRun['record']>();
-  for (const { record } of runs) if (!wanted.has(record.prompt)) wanted.set(record.prompt, record);
-  const out = new Map<string, string>();
-  const names = { topics, prompts: out };
-  const records = [...wanted.values()];
-  for (let i = 0; i < records.length; i += 1_000) {
-    const part = records.slice(i, i + 1_000);
+/**
+ * The topics and prompts a batch names for the first time, with their minted ids. The caller has
+ * checked, under the project lock, that the project holds none of them.
+ */
+export async function insertNames(tx: Transaction<DB>, context: WriteContext, names: NewNames): Promise<void> {
+  const scope = { workspace_id: context.workspaceId, project_id: context.projectId };
+  for (let i = 0; i < names.topics.length; i += 1_000) {
+    await tx.insertInto('topics').values(names.topics.slice(i, i + 1_000).map(({ id, name }) => ({ id, name, ...scope }))).execute();
+  }
+  for (let i = 0; i < names.prompts.length; i += 1_000) {
     await tx
       .insertInto('prompts')
-      .values(
-        part.map((record) => ({
-          id: randomUUID(),
-          workspace_id: context.workspaceId,
-          project_id: context.projectId,
-          text: record.prompt,
-          topic_id: topicOf(names, record.topic),
-          branded: record.branded,
-        })),
-      )
-      .onConflict((oc) => oc.columns(['project_id', 'text']).doNothing())
+      .values(names.prompts.slice(i, i + 1_000).map((p) => ({ id: p.id, text: p.text, topic_id: p.topicId, branded: p.branded, ...scope })))
       .execute();
-    const rows = await tx
-      .selectFrom('prompts')
-      .select(['id', 'text'])
-      .where('project_id', '=', context.projectId)
-      .where('text', 'in', part.map((r) => r.prompt))
-      .execute();
-    for (const row of rows) out.set(row.text, row.id);
   }
-  return out;
+}
+
+/**
+ * Which of the names and pages given the project holds after all (with their ids, and the pages'
+ * states): those an earlier writer created that the context had not read yet.
+ */
+export async function findNames(
+  tx: Transaction<DB>,
+  projectId: string,
+  wanted: { topics: string[]; prompts: string[] },
+): Promise<{ topics: Map<string, string>; prompts: Map<string, string> }> {
+  const topics = new Map<string, string>();
+  const prompts = new Map<string, string>();
+  if (wanted.topics.length) {
+    const rows = await sql<{ id: string; name: string }>`select id, name from topics where project_id = ${projectId} and lower(name) = any(${textArray(wanted.topics)}::text[])`.execute(tx);
+    for (const row of rows.rows) topics.set(row.name.toLowerCase(), row.id);
+  }
+  for (let i = 0; i < wanted.prompts.length; i += 5_000) {
+    const part = wanted.prompts.slice(i, i + 5_000);
+    const rows = await sql<{ id: string; text: string }>`select id, text from prompts where project_id = ${projectId} and text = any(${textArray(part)}::text[])`.execute(tx);
+    for (const row of rows.rows) prompts.set(row.text, row.id);
+  }
+  return { topics, prompts };
 }

@@ -1,0 +1,18 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../src/db/types.ts';
+
+const KEYS = ['project_id', 'grouping', 'engine_id', 'topic_id', 'location', 'branded', 'day', 'month', 'subject_id', 'url_id'];
+
+/**
+ * Every rollup row that holds something (an increment can leave a row of zeros, which says
+ * nothing), as sorted JSON per table: what two ways of keeping the rollups must agree on.
+ */
+export async function snapshotRollups(db: Kysely<DB>): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const table of ['run_rollup', 'subject_rollup', 'url_days']) {
+    const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db);
+    const empty = (r: Record<string, unknown>) => Object.entries(r).every(([k, v]) => KEYS.includes(k) || v === 0 || (Array.isArray(v) && v.every((n) => n === 0)));
+    out[table] = rows.rows.filter((r) => !empty(r)).map((r) => JSON.stringify(r)).sort();
+  }
+  return out;
+}
