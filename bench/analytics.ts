@@ -17,32 +17,23 @@
  * BENCH_CODE_VERSION labels the code measured when running a copy without .git.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { CompiledQuery, Kysely, PostgresDialect, sql, type LogEvent } from 'kysely';
-import pg from 'pg';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { createApiKey } from '../src/auth/create-api-key.ts';
-import { openEmbedded, openPostgres, type Database } from '../src/db/database.ts';
-import { APP_DATABASE, clusterLayout, ROLE } from '../src/db/embedded/layout.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { pgTypes } from '../src/db/type-parsers.ts';
 import type { DB } from '../src/db/types.ts';
-import { addCompetitor } from '../src/projects/add-competitor.ts';
-import { createProject } from '../src/projects/create-project.ts';
-import { importRuns, type ImportResult } from '../src/runs/import-runs.ts';
-import { createWorkspace } from '../src/workspaces/create-workspace.ts';
-import { BRAND, COMPETITORS, dataset, type Dataset } from './lib/analytics-data.ts';
+import { dataset, type Dataset } from './lib/analytics-data.ts';
+import { findOrCreateProject as findOrCreateBenchProject, importDataset as importBenchDataset, openEmbeddedTarget as openEmbeddedBenchTarget, openPostgresTarget as openPostgresBenchTarget, type ImportFigures, type Project, type SetupOptions, type Target } from './lib/analytics-setup.ts';
 import { buildBareApp } from './lib/bare-server.ts';
-import { benchDataDir, postmasterPid, removeDataDir, stopLeftoverPostmaster } from './lib/cluster.ts';
-import { ContentionMeter, describeBusy, type Busy } from './lib/contention.ts';
-import { memoryOf, ROOT, round1, setting, stringArg, table, writeJsonOut } from './lib/common.ts';
+import { describeBusy } from './lib/contention.ts';
+import { flagArg, memoryOf, ROOT, round1, setting, stringArg, table, writeJsonOut } from './lib/common.ts';
+import { summarise } from './lib/responses.ts';
 import { measureInject, type LatencyStats } from './lib/latency.ts';
-import { loggedEmbeddedDb, serverVersion } from './lib/scratch-db.ts';
 
 const argv = process.argv.slice(2);
-const flag = (name: string) => argv.includes(`--${name}`) || ['1', 'true', 'yes'].includes((process.env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`] ?? '').toLowerCase());
+const flag = (name: string) => flagArg(name, argv);
 
 const settings = {
   db: (stringArg('db') ?? process.env.BENCH_DB ?? 'embedded').trim(),
@@ -63,11 +54,14 @@ if (!(settings.scale > 0 && settings.scale <= 1)) throw new Error(`--scale must 
 
 const log = (line: string) => console.log(line);
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-const scaleTag = `s${String(settings.scale).replace('.', '_')}`;
-const WORKSPACE_NAME = `Analytics bench (scale ${settings.scale})`;
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-/** PostgreSQL's server-wide processes: they work for every database on the server. */
-const PG_SHARED = /^postgres: \S+: (checkpointer|background writer|walwriter|autovacuum launcher|logical replication launcher)/;
+
+// The database, the project and the import live in lib/analytics-setup.ts (bench/reads.ts uses them too).
+const setup: SetupOptions = { scale: settings.scale, keep: settings.keep, tag: 'analytics', scratchName: `sightline_bench_${process.pid}` };
+const openPostgresTarget = () => openPostgresBenchTarget(setup);
+const openEmbeddedTarget = () => openEmbeddedBenchTarget(setup);
+const findOrCreateProject = (db: Kysely<DB>) => findOrCreateBenchProject(db, setup);
+const importDataset = (db: Kysely<DB>, projectId: string, ds: Dataset, meter: ReturnType<Target['meter']>, target: Target): Promise<ImportFigures> =>
+  importBenchDataset(db, projectId, ds, meter, target, { importMaxS: settings.importMaxS, profileImport: settings.profileImport, log });
 
 /** The code measured: the commit, and whether src/ differs from it (others may be editing it). */
 function codeVersion(): string {
@@ -83,256 +77,9 @@ function codeVersion(): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The database under test
-
-interface Target {
-  database: Database;
-  label: string;
-  where: string;
-  /** A second Kysely on the same database that reports every statement (for --explain). */
-  loggedDb(onQuery: (event: LogEvent) => void): { db: Kysely<DB>; close(): Promise<void> };
-  /** Splits the machine's CPU time into this benchmark's and other work's. */
-  meter(): ContentionMeter;
-  sizeOnDiskBytes(): Promise<number>;
-  cleanup(): Promise<void>;
-}
-
-async function openPostgresTarget(): Promise<Target> {
-  const baseUrl = process.env.DATABASE_URL?.trim();
-  if (!baseUrl) throw new Error('--db=postgres needs DATABASE_URL (a server to create the bench database on), e.g. postgres://postgres@127.0.0.1:5432/postgres');
-  const base = new URL(baseUrl);
-  if (!LOOPBACK.has(base.hostname)) throw new Error(`this benchmark only uses a PostgreSQL on loopback, not ${base.hostname}`);
-  const name = settings.keep ? `sightline_bench_analytics_${scaleTag}` : `sightline_bench_${process.pid}`;
-  const admin = async (statements: string[]) => {
-    const client = new pg.Client({ connectionString: baseUrl });
-    await client.connect();
-    try {
-      const out = [];
-      for (const s of statements) out.push(await client.query(s));
-      return out;
-    } finally {
-      await client.end();
-    }
-  };
-  const [found] = await admin([`select 1 from pg_database where datname = '${name}'`]);
-  if ((found?.rowCount ?? 0) > 0 && !settings.keep) await admin([`drop database ${name} with (force)`]);
-  if ((found?.rowCount ?? 0) === 0 || !settings.keep) await admin([`create database ${name}`]);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  const database = openPostgres(url.toString());
-  const version = await serverVersion(database.db);
-  return {
-    database,
-    label: `PostgreSQL ${version.major} server`,
-    where: `database ${name} on ${base.host}${settings.keep ? ' (kept)' : ' (dropped at the end)'}`,
-    loggedDb: (onQuery) => {
-      const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString(), max: 10, types: pgTypes }) }), log: onQuery });
-      return { db, close: () => db.destroy() };
-    },
-    meter: () => new ContentionMeter({ backend: new RegExp(`^postgres: \\S+: (\\S+ ${name} |autovacuum worker ${name}\\b)`), shared: PG_SHARED }),
-    sizeOnDiskBytes: async () => (await sql<{ n: number }>`select pg_database_size(current_database())::int8 as n`.execute(database.db)).rows[0]?.n ?? NaN,
-    cleanup: async () => {
-      await database.close();
-      if (!settings.keep) await admin([`drop database ${name} with (force)`]);
-    },
-  };
-}
-
-async function openEmbeddedTarget(): Promise<Target> {
-  // Under .tmp/ (gitignored): the postmaster's account must reach it (see lib/cluster.ts).
-  let dir: string;
-  if (settings.keep) {
-    dir = join(ROOT, '.tmp', `bench-analytics-embedded-${scaleTag}`);
-    mkdirSync(dir, { recursive: true });
-  } else {
-    dir = benchDataDir('analytics');
-  }
-  let opened: Database;
-  try {
-    opened = await openEmbedded(dir);
-  } catch (error) {
-    await stopLeftoverPostmaster(dir);
-    if (!settings.keep) removeDataDir(dir);
-    throw error;
-  }
-  const version = await serverVersion(opened.db);
-  return {
-    database: opened,
-    label: `embedded PostgreSQL ${version.major}`,
-    where: `PostgreSQL ${version.full} in ${dir}${settings.keep ? ' (kept)' : ' (stopped and deleted at the end)'}`,
-    loggedDb: (onQuery) => loggedEmbeddedDb(dir, APP_DATABASE, onQuery, 10),
-    // Only this cluster's processes: its backends on the app database, the rest of it as shared.
-    meter: () => new ContentionMeter({ backend: new RegExp(`^postgres: (${ROLE} ${APP_DATABASE} |autovacuum worker ${APP_DATABASE}\\b)`), family: postmasterPid(dir) ?? -1 }),
-    sizeOnDiskBytes: async () => directorySize(clusterLayout(dir).pgdata),
-    cleanup: async () => {
-      try {
-        await opened.close();
-      } finally {
-        await stopLeftoverPostmaster(dir);
-        if (!settings.keep) removeDataDir(dir);
-      }
-    },
-  };
-}
-
-function directorySize(dir: string): number {
-  let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) total += directorySize(path);
-    else if (entry.isFile()) total += statSync(path).size;
-  }
-  return total;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The project and its runs
-
-interface Project {
-  workspaceId: string;
-  projectId: string;
-  competitorIds: string[];
-  reused: boolean;
-}
-
-async function findOrCreateProject(db: Kysely<DB>): Promise<Project> {
-  if (settings.keep) {
-    const existing = await db
-      .selectFrom('projects as p')
-      .innerJoin('workspaces as w', 'w.id', 'p.workspace_id')
-      .select(['p.id', 'p.workspace_id'])
-      .where('w.name', '=', WORKSPACE_NAME)
-      .where('p.name', '=', BRAND.name)
-      .executeTakeFirst();
-    if (existing) {
-      const competitors = await db.selectFrom('competitors').select('id').where('project_id', '=', existing.id).orderBy('created_at').orderBy('id').execute();
-      return { workspaceId: existing.workspace_id, projectId: existing.id, competitorIds: competitors.map((c) => c.id), reused: true };
-    }
-  }
-  const { id: workspaceId } = await createWorkspace(db, { name: WORKSPACE_NAME, plan: 'growth' });
-  const { id: projectId } = await createProject(db, workspaceId, BRAND);
-  const competitorIds: string[] = [];
-  for (const competitor of COMPETITORS) competitorIds.push((await addCompetitor(db, projectId, competitor)).id);
-  return { workspaceId, projectId, competitorIds, reused: false };
-}
-
-const countRuns = async (db: Kysely<DB>, projectId: string) =>
-  Number((await db.selectFrom('runs').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', projectId).executeTakeFirstOrThrow()).n);
-
-class ImportTimeLimit extends Error {}
-
-interface ImportFigures {
-  skippedBecauseLoaded: boolean;
-  aborted: boolean;
-  linesPulled: number;
-  runsImported: number;
-  seconds: number;
-  runsPerSecond: number;
-  generationOnlySeconds: number;
-  jsonMiB: number;
-  result: ImportResult | undefined;
-  /** Throughput per tenth of the data set, to show whether it degrades as tables grow. */
-  tenths: { lines: number; seconds: number; runsPerSecond: number; load: string }[];
-  busy: Busy | undefined;
-  /** With --profile-import: database time per kind of statement. */
-  profile: { statement: string; count: number; seconds: number; share: number }[] | undefined;
-}
-
-/** The kind of a statement, for --profile-import: its verb and table. */
-function statementKind(text: string): string {
-  const t = text.replace(/\s+/g, ' ').trim().toLowerCase();
-  const m = /^(insert into|select .*? from|update|delete from) "?([a-z_]+)"?/.exec(t);
-  if (m) return `${m[1]!.startsWith('select') ? 'select' : m[1]} ${m[2]}`;
-  return t.split(' ')[0] ?? t;
-}
-
-async function importDataset(db: Kysely<DB>, projectId: string, ds: Dataset, meter: ContentionMeter, target: Target): Promise<ImportFigures> {
-  // The generator alone, so its share of the import time is known.
-  const g0 = performance.now();
-  let bytes = 0;
-  for (const line of ds.lines()) bytes += line.length + 1;
-  const generationOnlySeconds = (performance.now() - g0) / 1000;
-  const jsonMiB = bytes / 1024 / 1024;
-  log(`  generator alone: ${ds.runs} lines (${jsonMiB.toFixed(0)} MiB of JSON) in ${generationOnlySeconds.toFixed(1)} s`);
-
-  const before = await countRuns(db, projectId);
-  if (before === ds.runs) {
-    log(`  the database already holds all ${before} runs: import skipped (--keep)`);
-    return { skippedBecauseLoaded: true, aborted: false, linesPulled: 0, runsImported: 0, seconds: 0, runsPerSecond: 0, generationOnlySeconds, jsonMiB, result: undefined, tenths: [], busy: undefined, profile: undefined };
-  }
-  if (before > 0) log(`  the database holds ${before} of ${ds.runs} runs: importing again (existing ids are skipped)`);
-
-  const tenths: ImportFigures['tenths'] = [];
-  const every = Math.max(1, Math.round(ds.runs / 10));
-  const t0 = performance.now();
-  const deadline = settings.importMaxS > 0 ? t0 + settings.importMaxS * 1000 : Infinity;
-  let pulled = 0;
-  let lastT = t0;
-  let lastPulled = 0;
-  function* withProgress(lines: Iterable<string>): Generator<string> {
-    for (const line of lines) {
-      pulled++;
-      if (pulled % every === 0) {
-        const at = performance.now();
-        const tenth = { lines: pulled, seconds: round1((at - t0) / 1000), runsPerSecond: Math.round((pulled - lastPulled) / ((at - lastT) / 1000)), load: loadavg() };
-        tenths.push(tenth);
-        log(`  ${String(Math.round((100 * pulled) / ds.runs)).padStart(3)}%  ${pulled} lines  ${tenth.seconds} s  ${tenth.runsPerSecond} runs/s over the last tenth  load ${tenth.load}`);
-        lastT = at;
-        lastPulled = pulled;
-      }
-      if (performance.now() > deadline) throw new ImportTimeLimit(`import stopped by --import-max-s=${settings.importMaxS}`);
-      yield line;
-    }
-  }
-  let result: ImportResult | undefined;
-  let aborted = false;
-  const profile = new Map<string, { count: number; ms: number }>();
-  const logged = settings.profileImport
-    ? target.loggedDb((event) => {
-        const kind = statementKind(event.query.sql);
-        const p = profile.get(kind) ?? { count: 0, ms: 0 };
-        profile.set(kind, p);
-        p.count++;
-        p.ms += event.queryDurationMillis;
-      })
-    : undefined;
-  meter.start();
-  try {
-    result = await importRuns(logged?.db ?? db, projectId, withProgress(ds.lines()));
-  } catch (error) {
-    if (!(error instanceof ImportTimeLimit)) throw error;
-    aborted = true;
-    log(`  ${error.message} after ${pulled} lines`);
-  }
-  const seconds = (performance.now() - t0) / 1000;
-  const busy = meter.stop();
-  await logged?.close();
-  const runsImported = (await countRuns(db, projectId)) - before;
-  if (result && (result.rejected > 0 || result.errors.length > 0)) log(`  warning: ${result.rejected} lines rejected, first: ${JSON.stringify(result.errors[0])}`);
-  return {
-    skippedBecauseLoaded: false,
-    aborted,
-    linesPulled: pulled,
-    runsImported,
-    seconds: round1(seconds),
-    runsPerSecond: Math.round(runsImported / seconds),
-    generationOnlySeconds: round1(generationOnlySeconds),
-    jsonMiB: Math.round(jsonMiB),
-    result: result ? { ...result, errors: result.errors.slice(0, 5) } : undefined,
-    tenths,
-    busy,
-    profile: logged
-      ? [...profile.entries()]
-          .map(([statement, p]) => ({ statement, count: p.count, seconds: round1(p.ms / 1000), share: Math.round((p.ms / 1000 / seconds) * 1000) / 10 }))
-          .sort((a, b) => b.seconds - a.seconds)
-      : undefined,
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
 // Sizes and counts
 
-const COUNTED_TABLES = ['runs', 'run_ads', 'cited_urls', 'prompts', 'topics', 'run_rollup', 'subject_rollup', 'url_days'] as const;
+const COUNTED_TABLES = ['runs', 'run_ads', 'cited_urls', 'prompts', 'topics', 'run_rollup', 'subject_rollup', 'url_days', 'cell_pages'] as const;
 
 async function tableFigures(db: Kysely<DB>): Promise<{ table: string; rows: number; totalMiB: number }[]> {
   const out = [];
@@ -348,7 +95,7 @@ async function tableFigures(db: Kysely<DB>): Promise<{ table: string; rows: numb
 async function statsState(db: Kysely<DB>): Promise<{ table: string; liveTuples: number; lastAnalyze: string }[]> {
   const rows = await sql<{ relname: string; n_live_tup: number; last_analyze: Date | null; last_autoanalyze: Date | null }>`
     select relname, n_live_tup::int8 as n_live_tup, last_analyze, last_autoanalyze from pg_stat_user_tables
-    where relname in ('runs', 'run_rollup', 'subject_rollup', 'url_days', 'cited_urls') order by relname`.execute(db);
+    where relname in ('runs', 'run_rollup', 'subject_rollup', 'url_days', 'cell_pages', 'cited_urls') order by relname`.execute(db);
   return rows.rows.map((r) => {
     const at = [r.last_analyze, r.last_autoanalyze].filter((d): d is Date => d instanceof Date).sort((a, b) => b.getTime() - a.getTime())[0];
     return { table: r.relname, liveTuples: Number(r.n_live_tup), lastAnalyze: at ? at.toISOString() : 'never' };
@@ -404,28 +151,6 @@ async function benchCases(db: Kysely<DB>, project: Project, ds: Dataset): Promis
     { name: 'citations 28d engine', url: `${ct}?engineId=${chatgpt}` },
     { name: 'citations 90d', url: `${ct}?${range90}` },
   ];
-}
-
-/** One line saying what a response held, so an empty or wrong answer is visible. */
-function summarise(body: unknown): string {
-  const data = (body as { data?: Record<string, unknown> } | undefined)?.data;
-  if (!data) return JSON.stringify(body ?? null).slice(0, 80);
-  if (Array.isArray(data.series)) {
-    const series = data.series as { sampleSize: number; visibility: number | null; citations: number }[];
-    const n = series.reduce((a, s) => a + s.sampleSize, 0);
-    const vis = series.filter((s) => s.visibility !== null).map((s) => s.visibility!);
-    const avg = vis.reduce((a, v) => a + v, 0) / Math.max(1, vis.length);
-    return `${series.length} points, ${n} ok runs, mean visibility ${avg.toFixed(1)}%, ${series.reduce((a, s) => a + s.citations, 0)} citations`;
-  }
-  if (Array.isArray(data.rows)) {
-    const rows = data.rows as { name: string; visibility: number | null; sampleSize: number }[];
-    return `${rows.length} rows over ${rows[0]?.sampleSize ?? 0} ok runs: ${rows.map((r) => `${r.name} ${r.visibility ?? '-'}%`).join(', ')}`;
-  }
-  if (Array.isArray(data.domains)) {
-    const domains = data.domains as { domain: string; totalCount: number }[];
-    return `${domains.length} domains, ${domains.reduce((a, d) => a + d.totalCount, 0)} citations, top ${domains[0]?.domain ?? '-'}`;
-  }
-  return Object.keys(data).join(',');
 }
 
 async function measureCases(app: FastifyInstance, bare: FastifyInstance, cases: Case[], headers: Record<string, string>): Promise<{ bareStart: CaseResult; bareEnd: CaseResult; cases: CaseResult[] }> {

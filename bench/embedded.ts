@@ -48,6 +48,7 @@ import { benchDataDir, childrenOf, familyMemory, memoryOfPids, pidsMatching, pos
 import { freePort, memoryOf, round1, runLoadProcess, setting, stop, stringArg, table, writeJsonOut } from './lib/common.ts';
 import { busiestOthers, cpuOf, cpuSnapshot, cpuSplit } from './lib/contention.ts';
 import type { LoadResult } from './lib/load.ts';
+import { getJson, summarise } from './lib/responses.ts';
 import { codeVersion, createScratchServerDatabase, loadavg, median, type ScratchServerDatabase } from './lib/scratch-db.ts';
 import { BARE_SCRIPT, formatStartupBench, logTail, runStartupBench, SERVER_SCRIPT, serviceEnv, startAndWait, warningsIn, type StartupBenchResult } from './startup.ts';
 
@@ -137,28 +138,6 @@ const READS: Read[] = [
   { name: 'timeseries 28 d, engineId + branded=true', path: (t) => `/api/v1/projects/${t.projectId}/visibility/timeseries?engineId=${t.engine?.id}&branded=true` },
 ];
 
-async function getJson(url: string, headers: Record<string, string>): Promise<unknown> {
-  const res = await fetch(url, { headers });
-  const body = await res.text();
-  if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${body.slice(0, 300)}`);
-  return JSON.parse(body) as unknown;
-}
-
-/** One line saying what a response held, so an empty answer shows. */
-function summarise(body: unknown): string {
-  const data = (body as { data?: Record<string, unknown> } | undefined)?.data;
-  if (!data) return JSON.stringify(body ?? null).slice(0, 80);
-  if (Array.isArray(data.series)) {
-    const series = data.series as { sampleSize: number; citations: number }[];
-    return `${series.length} points, ${series.reduce((a, s) => a + s.sampleSize, 0)} ok runs, ${series.reduce((a, s) => a + s.citations, 0)} citations`;
-  }
-  if (Array.isArray(data.domains)) {
-    const domains = data.domains as { totalCount: number }[];
-    return `${domains.length} domains, ${domains.reduce((a, d) => a + d.totalCount, 0)} citations`;
-  }
-  return Object.keys(data).join(',');
-}
-
 /** A high-limit read key and the demo project, made directly in the target's database. */
 async function prepareSightline(target: Target, database: Database): Promise<void> {
   try {
@@ -170,7 +149,7 @@ async function prepareSightline(target: Target, database: Database): Promise<voi
   } finally {
     await database.close();
   }
-  const engines = ((await getJson(`http://127.0.0.1:${target.port}/api/v1/engines`, target.headers)) as { data: { engines: { id: string; key: string }[] } }).data.engines;
+  const engines = ((await getJson(`http://127.0.0.1:${target.port}/api/v1/engines`, target.headers)).body as { data: { engines: { id: string; key: string }[] } }).data.engines;
   const engine = engines.find((e) => e.key === 'chatgpt') ?? engines[0];
   if (!engine) throw new Error(`${target.label}: GET /api/v1/engines listed no engine`);
   target.engine = { id: engine.id, key: engine.key };
@@ -405,7 +384,7 @@ async function main(): Promise<void> {
     // One request of each read on each target first: a benchmark of error responses would be worthless.
     for (const read of READS) {
       for (const t of [embedded, server]) {
-        const body = await getJson(`http://127.0.0.1:${t.port}${read.path(t)}`, t.headers);
+        const { body } = await getJson(`http://127.0.0.1:${t.port}${read.path(t)}`, t.headers);
         log(`  ${read.name} on ${t.label}: ${summarise(body)}`);
       }
     }

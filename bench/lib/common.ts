@@ -36,6 +36,11 @@ export function setting(name: string, fallback: number, argv: readonly string[] 
   return value;
 }
 
+/** A yes/no switch: `--name` on the command line or BENCH_NAME=1|true|yes in the environment. */
+export function flagArg(name: string, argv: readonly string[] = process.argv.slice(2)): boolean {
+  return argv.includes(`--${name}`) || ['1', 'true', 'yes'].includes((process.env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`] ?? '').toLowerCase());
+}
+
 export function stringArg(name: string, argv: readonly string[] = process.argv.slice(2)): string | undefined {
   const flag = `--${name}=`;
   return argv.find((a) => a.startsWith(flag))?.slice(flag.length);

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { DB } from '../db/types.ts';
 import { BadRequestError } from '../http/errors.ts';
 import { IsoDate, Nullable, Uuid } from '../http/schemas.ts';
-import { cellFor, KEPT_GROUPINGS } from '../runs/rollup-cube.ts';
+import { cellFor, KEPT_GROUPINGS, NIL_UUID } from '../runs/rollup-cube.ts';
 import { utcDay } from '../usage/calendar.ts';
 
 export const DEFAULT_WINDOW_DAYS = 28;
@@ -130,8 +130,8 @@ export function resolveKnownFilters(projectId: string, query: FilterQuery, now: 
 /**
  * The filters as a condition on a rollup: the filters' own cell where it is kept (the detail, a
  * single filter, or none: runs/rollup-cube.ts), else the detail cells (grouping 0) that match every
- * filter given; over the date range when the table has days. The rows read are days (or months) x
- * cells x subjects or URLs, whatever the data size.
+ * filter given (detailWhere). Over the date range when the table has days. The rows read are days
+ * (or months) x matching cells x subjects or URLs, whatever the data size.
  */
 export function rollupWhere(table: string, f: Filters, kept: ReadonlySet<number> = KEPT_GROUPINGS, range = true): RawBuilder<SqlBool> {
   const col = (name: string) => sql.ref(`${table}.${name}`);
@@ -141,10 +141,29 @@ export function rollupWhere(table: string, f: Filters, kept: ReadonlySet<number>
     return sql<SqlBool>`(${col('project_id')} = ${f.projectId} and ${col('grouping')} = ${cell.grouping} and ${col('engine_id')} = ${cell.engine_id}
       and ${col('topic_id')} = ${cell.topic_id} and ${col('location')} = ${cell.location} and ${col('branded')} = ${cell.branded}${days})`;
   }
-  const given: RawBuilder<unknown>[] = [sql`${col('project_id')} = ${f.projectId}`, sql`${col('grouping')} = 0`];
-  if (f.engineId !== null) given.push(sql`${col('engine_id')} = ${f.engineId}`);
-  if (f.topicId !== null) given.push(sql`${col('topic_id')} = ${f.topicId}`);
-  if (f.location !== null) given.push(sql`${col('location')} = ${f.location}`);
-  if (f.branded !== null) given.push(sql`${col('branded')} = ${f.branded}`);
-  return sql<SqlBool>`(${sql.join(given, sql` and `)}${days})`;
+  return sql<SqlBool>`(${col('grouping')} = 0 and ${detailWhere(table, f, range)})`;
+}
+
+/**
+ * The detail cells (every dimension) that match the filters, each dimension not given listed in
+ * full: every engine; the project's topics and none; the locations with runs in the range; both
+ * brandednesses. A key led by the dimensions is then searched cell by cell down to the range's
+ * days (when the table has days) instead of read through.
+ */
+export function detailWhere(table: string, f: Filters, range = true): RawBuilder<SqlBool> {
+  const col = (name: string) => sql.ref(`${table}.${name}`);
+  const engines = f.engineId !== null ? sql`array[${f.engineId}::uuid]` : sql`array(select id from engines order by id)`;
+  const topics =
+    f.topicId !== null
+      ? sql`array[${f.topicId}::uuid]`
+      : sql`array(select ${NIL_UUID}::uuid union all (select id from topics where project_id = ${f.projectId} order by id))`;
+  const locations =
+    f.location !== null
+      ? sql`array[${f.location}::text]`
+      : sql`array(select distinct location from run_rollup l where l.project_id = ${f.projectId} and l.grouping = 13 and l.engine_id = ${NIL_UUID}
+          and l.topic_id = ${NIL_UUID} and l.branded = false and l.day >= ${f.from} and l.day <= ${f.to})`;
+  const branded = f.branded !== null ? sql`array[${f.branded}::boolean]` : sql`array[false, true]`;
+  const days = range ? sql` and ${col('day')} >= ${f.from} and ${col('day')} <= ${f.to}` : sql``;
+  return sql<SqlBool>`(${col('project_id')} = ${f.projectId} and ${col('engine_id')} = any(${engines}) and ${col('topic_id')} = any(${topics})
+    and ${col('location')} = any(${locations}) and ${col('branded')} = any(${branded})${days})`;
 }

@@ -1,9 +1,10 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
+import { PREPARE_MARK } from '../db/prepared.ts';
 import { classifySourceType } from '../runs/classify-url.ts';
-import { URL_GROUPINGS } from '../runs/rollup-cube.ts';
+import { cellFor, URL_GROUPINGS } from '../runs/rollup-cube.ts';
 import { ARTICLE_TYPES, type ArticleType, type CitationStatus, type SourceType } from '../runs/vocabulary.ts';
-import { addDays, rollupWhere, type Filters } from './filters.ts';
+import { addDays, detailWhere, rollupWhere, type Filters } from './filters.ts';
 
 export interface SourceDomain {
   domain: string;
@@ -22,25 +23,19 @@ export interface SourceDomain {
  * stored). Hallucinated citations count in `totalCount` and `statusCounts` but not in
  * `citedCount`; `urls` counts distinct URLs cited in the range, hallucinated ones included.
  *
- * One read of `url_days` for the filters' cells and the range's months (URLs x months rows,
- * whatever the runs stored), each row cut to the range's days, joined with the URLs.
+ * One read per request, whatever the runs stored: with no filter or one, `url_days` for the filter's
+ * cell and the range's months (URLs x months rows; per row, the range's citations are a difference
+ * of running totals and its last cited day the first day the total reached its value); with two
+ * filters or more, `cell_pages` for the matching detail cells and the range's days. Joined with
+ * the URLs for their domain, status and type.
  */
 export async function getSourceDomains(db: Kysely<DB>, f: Filters, brandDomain: string, competitorDomains: string[]): Promise<SourceDomain[]> {
-  const months = monthSpans(f.from, f.to);
-  const slice = sql`case d.month ${sql.join(months.map((m) => sql`when ${m.month}::date then d.counts[${m.first}:${m.last}]`), sql` `)} end`;
-  const firstDay = sql`case d.month ${sql.join(months.map((m) => sql`when ${m.month}::date then ${m.first}::int`), sql` `)} end`;
-  const rows = await sql<{ url_id: string; domain: string; status: string; article_type: string; total: number; last_seen: string }>`
-    select u.id as url_id, u.domain, u.status, u.article_type, sum(c.total)::int as total, max(c.last_seen)::text as last_seen
-    from (
-      select d.url_id,
-        (select sum(n) from unnest(${slice}) n) as total,
-        d.month + (${firstDay} + (select max(i)::int from unnest(${slice}) with ordinality as z(n, i) where n > 0) - 2) as last_seen
-      from url_days d
-      where ${rollupWhere('d', f, URL_GROUPINGS, false)} and d.month in (${sql.join(months.map((m) => sql`${m.month}::date`))})
-    ) c
-    join cited_urls u on u.project_id = ${f.projectId} and u.id = c.url_id
-    where c.total > 0
-    group by u.id, u.domain, u.status, u.article_type`.execute(db);
+  const perUrl = URL_GROUPINGS.has(cellFor(f).grouping) ? fromUrlDays(f) : fromCellPages(f);
+  // Per domain and status (a page has one status): its pages, citations, types and last day cited.
+  const rows = await sql<{ domain: string; status: CitationStatus; urls: number; total: number; types: string[]; last_seen: string }>`${sql.raw(PREPARE_MARK)}
+    select u.domain, u.status, count(*)::int as urls, sum(c.total)::int as total, array_agg(distinct u.article_type) as types, max(c.last_seen)::text as last_seen
+    from (${perUrl}) c join cited_urls u on u.project_id = ${f.projectId} and u.id = c.url_id
+    group by u.domain, u.status`.execute(db);
 
   interface Domain {
     statusCounts: SourceDomain['statusCounts'];
@@ -55,9 +50,9 @@ export async function getSourceDomains(db: Kysely<DB>, f: Filters, brandDomain: 
       d = { statusCounts: { verified: 0, broken: 0, hallucinated: 0, unchecked: 0, stale: 0 }, urls: 0, types: new Set(), lastSeen: '' };
       domains.set(r.domain, d);
     }
-    d.statusCounts[r.status as CitationStatus] += Number(r.total);
-    d.urls++;
-    d.types.add(r.article_type);
+    d.statusCounts[r.status] += r.total;
+    d.urls += r.urls;
+    for (const type of r.types) d.types.add(type);
     if (r.last_seen > d.lastSeen) d.lastSeen = r.last_seen;
   }
   const out = [...domains.entries()].map(([domain, d]): SourceDomain => {
@@ -76,9 +71,44 @@ export async function getSourceDomains(db: Kysely<DB>, f: Filters, brandDomain: 
   return out.sort((a, b) => b.citedCount - a.citedCount || b.totalCount - a.totalCount || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
 }
 
-/** The months the range touches, each with the first and last of its days inside the range (1-based). */
-function monthSpans(from: string, to: string): { month: string; first: number; last: number }[] {
-  const out: { month: string; first: number; last: number }[] = [];
+/** Per URL cited in the range (in the filter's single cell): its citations and last day cited. */
+function fromUrlDays(f: Filters): RawBuilder<unknown> {
+  const months = monthSpans(f.from, f.to);
+  const when = (value: (m: MonthSpan) => unknown) => sql.join(months.map((m) => sql`when ${m.month}::date then ${value(m)}`), sql` `);
+  // The last day of the month inside the range, and the day before its first (0: none).
+  const last = sql`(case d.month ${when((m) => sql`${m.last}::int`)} end)`;
+  const before = sql`(case d.month ${when((m) => sql`${m.first - 1}::int`)} end)`;
+  return sql`
+    select url_id, sum(total)::int as total, max(last_seen)::text as last_seen
+    from (
+      select d.url_id, d.cumulative[${last}] - coalesce(d.cumulative[${before}], 0) as total,
+        d.month + (array_position(d.cumulative, d.cumulative[${last}]) - 1) as last_seen
+      from url_days d
+      where ${rollupWhere('d', f, URL_GROUPINGS, false)} and d.month in (${sql.join(months.map((m) => sql`${m.month}::date`))})
+    ) m
+    where total > 0
+    group by url_id`;
+}
+
+/** The same from the detail cells matching two filters or more, day by day. */
+function fromCellPages(f: Filters): RawBuilder<unknown> {
+  return sql`
+    select x.url_id, sum(x.n)::int as total, max(p.day)::text as last_seen
+    from cell_pages p cross join lateral unnest(p.url_ids, p.counts) as x(url_id, n)
+    where ${detailWhere('p', f)}
+    group by x.url_id
+    having sum(x.n) > 0`;
+}
+
+/** A month the range touches, with the first and last of its days inside the range (1-based). */
+interface MonthSpan {
+  month: string;
+  first: number;
+  last: number;
+}
+
+function monthSpans(from: string, to: string): MonthSpan[] {
+  const out: MonthSpan[] = [];
   for (let day = from; day <= to; day = addDays(day, 1)) {
     const month = `${day.slice(0, 8)}01`;
     const d = Number(day.slice(8, 10));

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { PREPARE_MARK } from '../db/prepared.ts';
 import type { DB } from '../db/types.ts';
 import { rollupWhere, type Filters } from './filters.ts';
 import { NO_COUNTS, type Counts } from './measures.ts';
@@ -33,7 +34,7 @@ export async function readCounts(
 ): Promise<(subjectId: string, day: string) => Counts> {
   const day = by === 'day' ? sql`day::text` : sql`''`;
   const ids = subjects.map((s) => s.subjectId);
-  const rows = await sql<Row>`
+  const rows = await sql<Row>`${sql.raw(PREPARE_MARK)}
     select null::uuid as subject_id, ${day} as day, sum(ok_runs) as ok_runs, sum(mentions) as all_mentions, 0 as untracked_runs, 0 as mention_runs, 0 as mentions,
       0 as position_sum, 0 as position_count, 0 as sentiment_sum, 0 as sentiment_count, 0 as citations
     from run_rollup where ${rollupWhere('run_rollup', f)} group by 2

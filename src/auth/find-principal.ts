@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { preparedStatement, runPrepared } from '../db/prepared.ts';
 import type { DB, ProjectRow } from '../db/types.ts';
 import { NIL_UUID } from '../runs/rollup-cube.ts';
 import { hasApiAccess } from '../workspaces/plans.ts';
@@ -26,10 +27,50 @@ export async function findPrincipal(db: Kysely<DB>, secret: string): Promise<Pri
   return (await findCaller(db, secret))?.principal;
 }
 
+interface CallerRow {
+  id: string;
+  workspace_id: string;
+  project_id: string | null;
+  scopes: string[];
+  rate_limit: number | null;
+  stale: boolean;
+  plan: string;
+  api_access: boolean | null;
+  w_data_version: string;
+  p_id: string | null;
+  p_name: string | null;
+  p_domain: string | null;
+  p_color: string | null;
+  p_aliases: string[] | null;
+  p_created_at: Date | null;
+  p_data_version: string | null;
+}
+
+/** Every request's statement: written out and prepared (db/prepared.ts), not built and planned each time. */
+const FIND_CALLER = preparedStatement(
+  'find_caller',
+  `select k.id, k.workspace_id, k.project_id, k.scopes, k.rate_limit,
+     (k.last_used_at is null or k.last_used_at < now() - interval '1 minute') as stale,
+     w.plan, w.api_access, w.data_version as w_data_version,
+     p.id as p_id, p.name as p_name, p.domain as p_domain, p.color as p_color, p.aliases as p_aliases,
+     p.created_at as p_created_at, p.data_version as p_data_version
+   from api_keys k
+   join workspaces w on w.id = k.workspace_id
+   left join projects p on p.id = $2 and p.workspace_id = k.workspace_id and (k.project_id is null or k.project_id = p.id)
+   where k.secret_hash = $1 and k.revoked_at is null`,
+);
+
+const TOUCH_KEY = preparedStatement(
+  'touch_key',
+  `update api_keys set last_used_at = now()
+   where id = $1 and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+);
+
 /**
  * The caller and, when the request names one, the project it asks for as this key may see it (null:
  * unknown, another workspace's, or another project for a project-scoped key; ids cannot be
- * probed): one round trip for what every project read needs before its data.
+ * probed): one round trip for what every project read needs before its data (two, once a minute,
+ * when the key's last use is recorded).
  */
 export async function findCaller(
   db: Kysely<DB>,
@@ -37,45 +78,11 @@ export async function findCaller(
   projectId?: string,
 ): Promise<{ principal: Principal; project: ProjectRow | null } | undefined> {
   if (!looksLikeSecret(secret)) return undefined;
-  // One round trip: the key, and (at most once a minute, so reads do not become writes) its last use.
-  const row = await db
-    .with('touch', (qc) =>
-      qc
-        .updateTable('api_keys')
-        .set({ last_used_at: sql`now()` })
-        .where('secret_hash', '=', hashSecret(secret))
-        .where('revoked_at', 'is', null)
-        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)])),
-    )
-    .selectFrom('api_keys as k')
-    .innerJoin('workspaces as w', 'w.id', 'k.workspace_id')
-    .leftJoin('projects as p', (join) =>
-      join
-        .on('p.id', '=', projectId ?? NIL_UUID)
-        .onRef('p.workspace_id', '=', 'k.workspace_id')
-        .on((eb) => eb.or([eb('k.project_id', 'is', null), eb('k.project_id', '=', eb.ref('p.id'))])),
-    )
-    .select([
-      'k.id',
-      'k.workspace_id',
-      'k.project_id',
-      'k.scopes',
-      'k.rate_limit',
-      'w.plan',
-      'w.api_access',
-      'w.data_version as w_data_version',
-      'p.id as p_id',
-      'p.name as p_name',
-      'p.domain as p_domain',
-      'p.color as p_color',
-      'p.aliases as p_aliases',
-      'p.created_at as p_created_at',
-      'p.data_version as p_data_version',
-    ])
-    .where('k.secret_hash', '=', hashSecret(secret))
-    .where('k.revoked_at', 'is', null)
-    .executeTakeFirst();
+  const hash = hashSecret(secret);
+  const row = (await runPrepared<CallerRow>(db, FIND_CALLER, [hash, projectId ?? NIL_UUID])).rows[0];
   if (!row) return undefined;
+  // Its last use, at most once a minute (so reads do not become writes).
+  if (row.stale) await runPrepared(db, TOUCH_KEY, [row.id]);
   const principal = {
     keyId: row.id,
     workspaceId: row.workspace_id,

@@ -4,6 +4,7 @@ import type { DB } from '../db/types.ts';
 import { addDays } from '../analytics/filters.ts';
 import { lockProject } from '../db/lock-project.ts';
 import { markProjectChanged } from '../projects/mark-project-changed.ts';
+import { NIL_UUID } from '../runs/rollup-cube.ts';
 import { evaluateChanges, LOOKBACK_DAYS, type AdSighting, type DayCounts, type DetectedEvent, type Scope, type SubjectInfo } from './evaluate-changes.ts';
 
 /** Rollup groupings read here: every dimension summed (all engines), and all but the engine. */
@@ -202,10 +203,14 @@ async function withCitedPages(tx: Transaction<DB>, projectId: string, events: De
       .select('u.url')
       .distinct()
       .where('p.project_id', '=', projectId)
-      .where('p.grouping', '=', e.engineId === null ? 15 : 0)
-      .$if(e.engineId !== null, (q) => q.where('p.engine_id', '=', e.engineId!))
+      .where('p.grouping', '=', e.engineId === null ? 15 : 7)
+      .where('p.engine_id', '=', e.engineId ?? NIL_UUID)
+      .where('p.topic_id', '=', NIL_UUID)
+      .where('p.location', '=', '')
+      .where('p.branded', '=', false)
       .where('p.month', '=', `${day.slice(0, 8)}01`)
-      .where(sql<boolean>`p.counts[${Number(day.slice(8, 10))}::int] > 0`)
+      // Cited that day: the running total grew (day 1: it is above zero).
+      .where(sql<boolean>`p.cumulative[${Number(day.slice(8, 10))}::int] > coalesce(p.cumulative[${Number(day.slice(8, 10)) - 1}::int], 0)`)
       .where('u.subject_id', '=', e.subjectId)
       .where('u.status', '<>', 'hallucinated')
       .orderBy('u.url')

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { DB } from './types.ts';
 import { leaseCluster, type ClusterLease } from './embedded/lease-cluster.ts';
 import { APP_DATABASE } from './embedded/layout.ts';
+import { prepareDeclaredStatements } from './prepared.ts';
 import { pgTypes } from './type-parsers.ts';
 
 export type DatabaseKind = 'postgres' | 'embedded';
@@ -75,5 +76,6 @@ export async function ensureDatabase(lease: ClusterLease, name: string, template
 function kyselyOn(pool: pg.Pool): Kysely<DB> {
   // An idle connection ends when the server stops or restarts; the pool replaces it on next use.
   pool.on('error', () => undefined);
+  prepareDeclaredStatements(pool);
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }

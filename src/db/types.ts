@@ -21,6 +21,7 @@ export interface DB {
   run_rollup: RunRollupTable;
   subject_rollup: SubjectRollupTable;
   url_days: UrlDaysTable;
+  cell_pages: CellPagesTable;
   change_events: ChangeEventsTable;
   pending_detections: PendingDetectionsTable;
   subject_backfills: SubjectBackfillsTable;
@@ -204,8 +205,9 @@ export interface RunAdsTable {
 /**
  * The dimensions every rollup is keyed by. `grouping` is the bit mask of the dimensions summed over
  * (8 engine, 4 topic, 2 location, 1 branded), which then hold a neutral value (nil UUID, '',
- * false); topic_id is also the nil UUID for "no topic" where topics are grouped by. Six groupings
- * are kept (runs/rollup-cube.ts KEPT_GROUPINGS): the detail, each single filter, and none.
+ * false); topic_id is also the nil UUID for "no topic" where topics are grouped by. Nine groupings
+ * are kept (runs/rollup-cube.ts KEPT_GROUPINGS): the detail, each single filter, none, and the
+ * pairs without the topic.
  */
 interface RollupDims {
   project_id: string;
@@ -251,6 +253,22 @@ export interface UrlDaysTable extends Omit<RollupDims, 'day'> {
   /** The first day of the month. */
   month: Day;
   url_id: string;
+  /** Element d (1-based): the URL's citations on days 1 to d of the month, in completed runs of the cell. */
+  cumulative: number[];
+}
+
+/** The pages cited in a detail cell on a day, as one write (a batch) added them: appended, never updated. */
+export interface CellPagesTable {
+  project_id: string;
+  engine_id: string;
+  /** The nil UUID for runs without a topic. */
+  topic_id: string;
+  location: string;
+  branded: boolean;
+  day: Day;
+  write_id: string;
+  url_ids: string[];
+  /** Citations of each page of url_ids (same order). */
   counts: number[];
 }
 

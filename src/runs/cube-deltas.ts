@@ -1,5 +1,5 @@
 import type { RunRollupTable, SubjectRollupTable } from '../db/types.ts';
-import { cellsOf, KEPT_GROUPINGS, URL_GROUPINGS, type CubeCell } from './rollup-cube.ts';
+import { cellsOf, KEPT_GROUPINGS, NO_TOPIC, URL_GROUPINGS, type CubeCell } from './rollup-cube.ts';
 
 /** Where a run counts: its filter dimensions and its day. */
 export interface RunDims {
@@ -136,13 +136,15 @@ export interface CellRow<T> {
 export interface ExpandedDeltas {
   runs: CellRow<RunSums>[];
   subjects: CellRow<SubjectSums>[];
-  /** A URL's citations per day of the month (31 counts). */
+  /** A URL's citations in the month as running totals: element d counts days 1 to d (31 counts). */
   urls: CellRow<number[]>[];
+  /** Per detail cell and day, the pages cited and how often. */
+  pages: { dims: RunDims; urlIds: string[]; counts: number[] }[];
 }
 
 /**
- * The deltas spread into every cell kept (rollup-cube.ts): the six of run_rollup and
- * subject_rollup, the two of url_days (per month). Sums of zero are left out.
+ * The deltas spread into every cell kept (rollup-cube.ts), per day (per month, as running totals,
+ * for URLs; the detail's pages as they are). Sums of zero are left out.
  */
 export function expandDeltas(deltas: RollupDeltas): ExpandedDeltas {
   // One entry per cell and day (or month), holding its subjects' (or URLs') rows by id: the ids
@@ -171,12 +173,16 @@ export function expandDeltas(deltas: RollupDeltas): ExpandedDeltas {
       for (const [urlId, n] of urlCounts) {
         let row = byUrl.get(urlId);
         if (!row) byUrl.set(urlId, (row = { cell, day: month, id: urlId, sums: new Array<number>(31).fill(0) }));
-        row.sums[dayIndex]! += n;
+        for (let d = dayIndex; d < 31; d++) row.sums[d]! += n;
       }
     }
   }
   const nonZero = (sums: object) => Object.values(sums).some((n) => n !== 0);
-  const out: ExpandedDeltas = { runs: [], subjects: [], urls: [] };
+  const out: ExpandedDeltas = { runs: [], subjects: [], urls: [], pages: [] };
+  for (const { dims, urls: urlCounts } of deltas.details.values()) {
+    const cited = [...urlCounts].filter(([, n]) => n !== 0);
+    if (cited.length) out.pages.push({ dims: { ...dims, topicId: dims.topicId ?? NO_TOPIC }, urlIds: cited.map(([id]) => id), counts: cited.map(([, n]) => n) });
+  }
   for (const { row, subjects } of runs.values()) {
     if (nonZero(row.sums)) out.runs.push(row);
     for (const subjectRow of subjects.values()) if (nonZero(subjectRow.sums)) out.subjects.push(subjectRow);

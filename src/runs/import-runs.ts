@@ -23,7 +23,7 @@ export const MAX_LISTED_ERRORS = 10_000;
  * one being prepared). `runs import` takes SIGHTLINE_IMPORT_BATCH.
  */
 export const BATCH_SIZE = 20_000;
-/** Imports of at least this many runs refresh the planner statistics when they finish. */
+/** Imports of at least this many runs refresh the planner statistics (and vacuum) when they finish. */
 const ANALYZE_AFTER = 10_000;
 
 interface Line {
@@ -103,10 +103,12 @@ export async function importRuns(
   await settle();
   result.errors.sort((a, b) => a.line - b.line);
   await detectPendingChanges(db, projectId);
-  // A large import changes the tables' shape: refresh the planner's statistics now rather than
-  // wait for autovacuum (which a server may have turned off).
+  // A large import changes the tables' shape: refresh the planner's statistics, and reclaim the
+  // row versions its updates left (of pages and rollups), now rather than wait for autovacuum
+  // (which a server may have turned off).
   if (result.imported >= ANALYZE_AFTER) {
-    await sql`analyze runs, cited_urls, run_rollup, subject_rollup, url_days`.execute(db);
+    await sql`vacuum (analyze) cited_urls, run_rollup, subject_rollup, url_days`.execute(db);
+    await sql`analyze runs, cell_pages`.execute(db);
   }
   return result;
 }

@@ -1,16 +1,18 @@
 /**
  * The rollup cube (migrations 0003, 0010): of the 16 subsets of the filter dimensions a run could
- * be grouped by, six cells are kept: the detail (every dimension, grouping 0), each single filter
- * (7, 11, 13, 14) and none (15). A read whose filters name a kept cell reads it; one with two or
- * three filters sums the detail cells that match them (few: at most the locations times the
- * brandedness of a day). `grouping` has a bit set for each dimension summed over, as PostgreSQL's
- * GROUPING(engine_id, topic_id, location, branded) numbers them.
+ * be grouped by, nine cells are kept: the detail (every dimension, grouping 0), each single filter
+ * (7, 11, 13, 14), none (15), and the pairs of filters without the topic (5 engine and location,
+ * 6 engine and brandedness, 12 location and brandedness: few cells a day, and the ones the detail
+ * would answer with the most cells). A read whose filters name a kept cell reads it; any other
+ * sums the detail cells that match (filters.ts: at most 21 a day, the topics). `grouping` has a
+ * bit set for each dimension summed over, as PostgreSQL's GROUPING(engine_id, topic_id, location,
+ * branded) numbers them.
  */
 
 /** The cells kept in run_rollup and subject_rollup. */
-export const KEPT_GROUPINGS: ReadonlySet<number> = new Set([0, 7, 11, 13, 14, 15]);
-/** The cells kept per URL (url_days): detail and none. */
-export const URL_GROUPINGS: ReadonlySet<number> = new Set([0, 15]);
+export const KEPT_GROUPINGS: ReadonlySet<number> = new Set([0, 5, 6, 7, 11, 12, 13, 14, 15]);
+/** The cells kept per URL and month (url_days); the detail's pages are in cell_pages, per day. */
+export const URL_GROUPINGS: ReadonlySet<number> = new Set([7, 11, 13, 14, 15]);
 
 export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 /** "No topic" where topics are grouped by. */

@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { plainArray, textArray } from '../db/array-literal.ts';
 import { mapCooperatively } from './cooperate.ts';
-import { expandDeltas, type CellRow, type RollupDeltas } from './cube-deltas.ts';
+import { expandDeltas, type CellRow, type ExpandedDeltas, type RollupDeltas } from './cube-deltas.ts';
 
 type Column<T> = readonly [name: string, type: string, value: (row: CellRow<T>) => string | number | boolean | null];
 
@@ -33,8 +34,8 @@ const URL_KEY = cellColumns<number[]>([
   ['url_id', 'uuid', (r) => r.id],
 ]);
 
-/** Element-wise addition of two 31-day count arrays, as SQL. */
-const ADD_COUNTS = sql.raw(`array[${Array.from({ length: 31 }, (_, i) => `url_days.counts[${i + 1}] + excluded.counts[${i + 1}]`).join(', ')}]`);
+/** Element-wise addition of two 31-day arrays of running totals, as SQL. */
+const ADD_CUMULATIVE = sql.raw(`array[${Array.from({ length: 31 }, (_, i) => `url_days.cumulative[${i + 1}] + excluded.cumulative[${i + 1}]`).join(', ')}]`);
 
 /** A rollup's rows as the statement sends them: one array literal per column, in column order. */
 interface SerializedRows {
@@ -47,13 +48,14 @@ export interface SerializedRollups {
   runs: SerializedRows[];
   subjects: SerializedRows[];
   urls: SerializedRows[];
+  pages: SerializedRows[];
 }
 
 interface Table<T> {
   name: 'run_rollup' | 'subject_rollup' | 'url_days';
   key: Column<T>[];
   sums: Column<T>[];
-  /** A column merged otherwise than by adding (url_days' counts): how it is selected and updated. */
+  /** A column merged otherwise than by adding (url_days' running totals): how it is selected and updated. */
   special?: { column: Column<T>; select: ReturnType<typeof sql>; merge: ReturnType<typeof sql> };
 }
 
@@ -64,10 +66,10 @@ const URLS: Table<number[]> = {
   key: URL_KEY,
   sums: [],
   special: {
-    // Each row's 31 counts travel as one element of a text array (arrays of arrays do not unnest).
-    column: ['counts', 'text', (r) => `{${r.sums.join(',')}}`],
-    select: sql`counts::integer[]`,
-    merge: sql`counts = ${ADD_COUNTS}`,
+    // Each row's 31 totals travel as one element of a text array (arrays of arrays do not unnest).
+    column: ['cumulative', 'text', (r) => `{${r.sums.join(',')}}`],
+    select: sql`cumulative::integer[]`,
+    merge: sql`cumulative = ${ADD_CUMULATIVE}`,
   },
 };
 
@@ -82,7 +84,43 @@ export async function serializeRollups(deltas: RollupDeltas, pause: () => Promis
     runs: await serialize(RUNS, rows.runs as CellRow<Record<string, number>>[], pause),
     subjects: await serialize(SUBJECTS, rows.subjects as unknown as CellRow<Record<string, number>>[], pause),
     urls: await serialize(URLS, rows.urls, pause),
+    pages: await serializePages(rows.pages, pause),
   };
+}
+
+type PageRow = ExpandedDeltas['pages'][number];
+const PAGE_COLUMNS: readonly [name: string, type: string, value: (row: PageRow) => string | boolean][] = [
+  ['engine_id', 'uuid', (r) => r.dims.engineId],
+  ['topic_id', 'uuid', (r) => r.dims.topicId!],
+  ['location', 'text', (r) => r.dims.location],
+  ['branded', 'boolean', (r) => r.dims.branded],
+  ['day', 'date', (r) => r.dims.day],
+  // Arrays of arrays do not unnest: each row's list travels as one text element.
+  ['url_ids', 'text', (r) => plainArray(r.urlIds)],
+  ['counts', 'text', (r) => plainArray(r.counts)],
+];
+
+async function serializePages(rows: PageRow[], pause: () => Promise<void> | undefined): Promise<SerializedRows[]> {
+  const out: SerializedRows[] = [];
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const part = rows.slice(i, i + CHUNK);
+    const arrays: string[] = [];
+    for (const [, type, value] of PAGE_COLUMNS) {
+      const values = await mapCooperatively(part, value, pause);
+      arrays.push(type === 'text' ? textArray(values as string[]) : plainArray(values));
+    }
+    out.push({ count: part.length, arrays });
+  }
+  return out;
+}
+
+/** The detail's pages: appended under a write id of their own, never updated. */
+async function writePages(tx: Transaction<DB>, projectId: string, rows: SerializedRows): Promise<void> {
+  const names = sql.join(PAGE_COLUMNS.map(([name]) => sql.ref(name)));
+  const arrays = sql.join(PAGE_COLUMNS.map(([, type], i) => sql`${rows.arrays[i]}::${sql.raw(type)}[]`));
+  await sql`insert into cell_pages (project_id, write_id, ${names})
+    select ${projectId}::uuid, ${randomUUID()}::uuid, engine_id, topic_id, location, branded, day, url_ids::uuid[], counts::integer[]
+    from unnest(${arrays}) as t(${names})`.execute(tx);
 }
 
 /**
@@ -94,6 +132,7 @@ export async function writeRollups(tx: Transaction<DB>, projectId: string, rollu
   for (const chunk of rollups.runs) await write(tx, projectId, RUNS, chunk);
   for (const chunk of rollups.subjects) await write(tx, projectId, SUBJECTS, chunk);
   for (const chunk of rollups.urls) await write(tx, projectId, URLS, chunk);
+  for (const chunk of rollups.pages) await writePages(tx, projectId, chunk);
 }
 
 /** serializeRollups then writeRollups. */

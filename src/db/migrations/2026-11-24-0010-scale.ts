@@ -12,25 +12,30 @@ import { sql, type Kysely } from 'kysely';
 //   position, count, sentiment), the pages it cites as an ordered array of URL ids (a GIN index
 //   finds the runs citing a page). One row a run instead of four or five. `runs.workspace_id`
 //   goes (the project says it).
-// - The rollups keep six of the sixteen cube cells: the detail (every dimension, grouping 0), each
-//   single filter (7 engine, 11 topic, 13 location, 14 branded) and none (15); a read with two or
-//   three filters sums the few detail cells that match. A subject's sample is kept as the runs
+// - The rollups keep nine of the sixteen cube cells: the detail (every dimension, grouping 0), each
+//   single filter (7 engine, 11 topic, 13 location, 14 branded), none (15), and the three pairs
+//   without the topic (5, 6, 12); any other read sums the few detail cells that match. A subject's sample is kept as the runs
 //   that did not track it (rare), so a run writes rows only for the subjects it names or cites.
 // - The per-URL citation cube (16 rows per cited URL per run, 74% of the database) goes. Per URL,
-//   cell (detail and none) and month, one row holds the citations of each day (`url_days`);
-//   the citations endpoint groups them by domain and the URL's current status when it reads, so a
-//   status change moves nothing.
-// - Rollup pages keep room (fillfactor 70) so increments are HOT updates, pruned without vacuum.
+//   single-filter or no-filter cell and month, one row holds the citations of the month's days as
+//   running totals (`url_days.cumulative[d]`: days 1 to d), so a range's count is one subtraction
+//   and its last cited day one array_position, without unnesting. At the detail (every dimension,
+//   read only for two filters or more) a URL is cited on a few days a month: there, per cell and
+//   day, each write appends one row listing the pages cited and how often (`cell_pages`), never
+//   updated. The citations endpoint groups by domain and the URL's current status when it reads,
+//   so a status change moves nothing.
+// - Rollup and cited-page pages keep room (fillfactor 70) so increments are HOT updates, pruned
+//   without vacuum.
 // - Change detection reads its groupings through small partial indexes keyed by the window.
 // - `projects.data_version` and `workspaces.data_version` move with every write of what they
 //   show: read caches key on them.
 // - A competitor's backfill walks runs in id order (no index on recording time needed).
 
 const NIL = '00000000-0000-0000-0000-000000000000';
-/** The cube cells kept: detail, engine, topic, location, branded, none. */
-const KEPT = [0, 7, 11, 13, 14, 15];
-/** The cells kept per URL: detail and none. */
-const URL_KEPT = [0, 15];
+/** The cube cells kept: detail; engine and location, engine and brandedness, location and brandedness; engine, topic, location, branded; none. */
+const KEPT = [0, 5, 6, 7, 11, 12, 13, 14, 15];
+/** The cells kept per URL and month (the detail is in cell_pages). */
+const URL_KEPT = [7, 11, 13, 14, 15];
 
 export async function up(db: Kysely<any>): Promise<void> {
   await distributionKeys(db);
@@ -77,14 +82,35 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('citing_runs', 'integer', (c: any) => c.notNull())
     .addPrimaryKeyConstraint('subject_rollup_pk', [...key, 'day', 'subject_id'])
     .execute();
-  await cell(db.schema.createTable('url_days'))
-    .addColumn('month', 'date', (c: any) => c.notNull())
-    .addColumn('url_id', 'uuid', (c: any) => c.notNull())
-    // Element d (1-based): the URL's citations on day d of the month, in completed runs of the cell.
-    .addColumn('counts', sql`integer[]`, (c: any) => c.notNull())
-    .addPrimaryKeyConstraint('url_days_pk', [...key, 'month', 'url_id'])
+  // One partition per cell kept: a read takes one cell's rows, which then sit together on pages
+  // of their own rather than one among the rows of every cell written with it.
+  await sql`create table url_days (
+      project_id uuid not null, grouping smallint not null, engine_id uuid not null, topic_id uuid not null,
+      location text not null, branded boolean not null, month date not null, url_id uuid not null,
+      -- Element d (1-based): the URL's citations on days 1 to d of the month, in completed runs of the cell.
+      cumulative integer[] not null,
+      constraint url_days_pk primary key (project_id, grouping, engine_id, topic_id, location, branded, month, url_id)
+    ) partition by list (grouping)`.execute(db);
+  for (const [name, grouping] of [['engine', 7], ['topic', 11], ['location', 13], ['branded', 14], ['none', 15]] as const) {
+    await sql`create table ${sql.table(`url_days_${name}`)} partition of url_days for values in (${sql.lit(grouping)}) with (fillfactor = 70)`.execute(db);
+  }
+  await db.schema
+    .createTable('cell_pages')
+    .addColumn('project_id', 'uuid', (c) => c.notNull())
+    .addColumn('engine_id', 'uuid', (c) => c.notNull())
+    .addColumn('topic_id', 'uuid', (c) => c.notNull())
+    .addColumn('location', 'text', (c) => c.notNull())
+    .addColumn('branded', 'boolean', (c) => c.notNull())
+    .addColumn('day', 'date', (c) => c.notNull())
+    // The write (a batch) that added the row: rows are appended, never updated.
+    .addColumn('write_id', 'uuid', (c) => c.notNull())
+    // Parallel arrays: each page cited in the cell that day (in that write), and how many times.
+    .addColumn('url_ids', sql`uuid[]`, (c) => c.notNull())
+    .addColumn('counts', sql`integer[]`, (c) => c.notNull())
+    .addPrimaryKeyConstraint('cell_pages_pk', ['project_id', 'engine_id', 'topic_id', 'location', 'branded', 'day', 'write_id'])
     .execute();
-  for (const table of ['run_rollup', 'subject_rollup', 'url_days']) await sql`alter table ${sql.table(table)} set (fillfactor = 70)`.execute(db);
+  // cited_urls too: each batch moves its pages' status time.
+  for (const table of ['run_rollup', 'subject_rollup', 'cited_urls']) await sql`alter table ${sql.table(table)} set (fillfactor = 70)`.execute(db);
   for (const table of ['run_rollup', 'subject_rollup']) {
     await sql`create index ${sql.ref(`${table}_detect_idx`)} on ${sql.table(table)} (project_id, grouping, day) where grouping in (7, 15)`.execute(db);
   }
@@ -159,11 +185,11 @@ async function contentsIntoRuns(db: Kysely<any>): Promise<void> {
  * Every rollup rebuilt from the runs, the way the import keeps them (src/runs/cube-deltas.ts): the
  * six cells kept of the cube of the four filter dimensions; a subject's untracked runs (recorded
  * before it was added and not searched by its backfill); a run cites a page once; a subject's
- * citations are those of the pages it owns, hallucinated ones excluded; per URL the citations of
- * each day of a month.
+ * citations are those of the pages it owns, hallucinated ones excluded; per URL and month the
+ * running total of its citations, day by day.
  */
 export async function rebuildRollups(db: Kysely<any>): Promise<void> {
-  for (const table of ['run_rollup', 'subject_rollup', 'url_days']) await sql`delete from ${sql.table(table)}`.execute(db);
+  for (const table of ['run_rollup', 'subject_rollup', 'url_days', 'cell_pages']) await sql`delete from ${sql.table(table)}`.execute(db);
   const cellColumns = sql`grouping(r.engine_id, r.topic_key, r.location, r.branded)::smallint as g,
       coalesce(r.engine_id, ${NIL}::uuid) as e, coalesce(r.topic_key, ${NIL}::uuid) as t, coalesce(r.location, '') as l, coalesce(r.branded, false) as b`;
   const cube = sql`cube(r.engine_id, r.topic_key, r.location, r.branded)`;
@@ -224,15 +250,24 @@ export async function rebuildRollups(db: Kysely<any>): Promise<void> {
     ) x ${kept}
     on conflict ${subjectKey} do update set citations = excluded.citations, citing_runs = excluded.citing_runs`.execute(db);
 
-  await sql`insert into url_days (project_id, grouping, engine_id, topic_id, location, branded, month, url_id, counts)
+  await sql`insert into url_days (project_id, grouping, engine_id, topic_id, location, branded, month, url_id, cumulative)
     select project_id, g, e, t, l, b, month, url_id,
-      array(select coalesce(sum(n) filter (where d = i), 0)::int from unnest(days, ns) as z(d, n) cross join generate_series(1, 31) i group by i order by i)
+      array(select count(*) filter (where d <= i)::int from unnest(days) as z(d) right join generate_series(1, 31) i on true group by i order by i)
     from (
       select r.project_id, ${cellColumns}, date_trunc('month', r.day)::date as month, rc.url_id,
-        array_agg(extract(day from r.day)::int) as days, array_agg(1) as ns
+        array_agg(extract(day from r.day)::int) as days
       from ${okRuns} r join ${cited} rc on rc.project_id = r.project_id and rc.run_id = r.id
       group by r.project_id, date_trunc('month', r.day), rc.url_id, ${cube}
     ) x where x.g in (${sql.join(URL_KEPT)})`.execute(db);
+
+  await sql`insert into cell_pages (project_id, engine_id, topic_id, location, branded, day, write_id, url_ids, counts)
+    select project_id, engine_id, topic_key, location, branded, day, gen_random_uuid(), array_agg(url_id order by url_id), array_agg(n order by url_id)
+    from (
+      select r.project_id, r.engine_id, r.topic_key, r.location, r.branded, r.day, rc.url_id, count(*)::int as n
+      from ${okRuns} r join ${cited} rc on rc.project_id = r.project_id and rc.run_id = r.id
+      group by 1, 2, 3, 4, 5, 6, 7
+    ) x
+    group by 1, 2, 3, 4, 5, 6`.execute(db);
 }
 
 export async function down(): Promise<void> {
