@@ -85,11 +85,24 @@ async function tableFigures(db: Kysely<DB>): Promise<{ table: string; rows: numb
   const out = [];
   for (const name of COUNTED_TABLES) {
     const row = (
-      await sql<{ rows: number; bytes: number }>`select (select count(*) from ${sql.table(name)})::int8 as rows, pg_total_relation_size(${name}::regclass)::int8 as bytes`.execute(db)
+      await sql<{ rows: number; bytes: number }>`select (select count(*) from ${sql.table(name)})::int8 as rows,
+        (select sum(pg_total_relation_size(relid)) from pg_partition_tree(${name}::regclass))::int8 as bytes`.execute(db)
     ).rows[0];
     out.push({ table: name, rows: Number(row?.rows ?? NaN), totalMiB: Math.round((Number(row?.bytes ?? NaN) / 1024 / 1024) * 10) / 10 });
   }
   return out;
+}
+
+/** Every table and index of the schema, and the part of it that is answer text (stored as kept: compressed, toasted). */
+async function storageBytes(db: Kysely<DB>): Promise<{ allBytes: number; answerBytes: number; runs: number }> {
+  const row = (
+    await sql<{ all_bytes: string; answer_bytes: string; runs: string }>`
+      select (select sum(pg_total_relation_size(c.oid)) from pg_class c join pg_namespace n on n.oid = c.relnamespace
+                where n.nspname = current_schema() and c.relkind in ('r', 'm'))::int8 as all_bytes,
+             (select coalesce(sum(pg_column_size(answer)), 0) from runs)::int8 as answer_bytes,
+             (select count(*) from runs)::int8 as runs`.execute(db)
+  ).rows[0]!;
+  return { allBytes: Number(row.all_bytes), answerBytes: Number(row.answer_bytes), runs: Number(row.runs) };
 }
 
 async function statsState(db: Kysely<DB>): Promise<{ table: string; liveTuples: number; lastAnalyze: string }[]> {
@@ -254,6 +267,7 @@ async function main(): Promise<void> {
       log(`  ANALYZE took ${((performance.now() - a0) / 1000).toFixed(1)} s`);
     }
     const tables = await tableFigures(db);
+    const storage = await storageBytes(db);
     const sizeBytes = await target.sizeOnDiskBytes();
     const stats = await statsState(db);
     const server = await serverSettings(db);
@@ -294,6 +308,9 @@ async function main(): Promise<void> {
         `import: ${imported.runsImported} runs in ${imported.seconds} s = ${imported.runsPerSecond} runs/s (importRuns, default batch size; the generator alone takes ${imported.generationOnlySeconds} s for ${imported.jsonMiB} MiB of JSON)${imported.aborted ? ' PARTIAL' : ''}`,
       );
     log(`database size on disk: ${(sizeBytes / 1024 / 1024).toFixed(0)} MiB; peak RSS of this process: ${memory.peakMiB} MiB`);
+    log(
+      `bytes per run: ${Math.round(storage.allBytes / storage.runs)} with answer text, ${Math.round((storage.allBytes - storage.answerBytes) / storage.runs)} without (all tables and indexes: ${(storage.allBytes / 1024 / 1024).toFixed(0)} MiB, of which answer text ${(storage.answerBytes / 1024 / 1024).toFixed(0)} MiB, ${storage.runs} runs)`,
+    );
     log(`load average (1/5/15 min): start ${load.start}; after import ${load.afterImport}; end ${load.end}`);
     log(`CPU during the import: ${describeBusy(imported.busy)}`);
     if (imported.profile) {
@@ -319,7 +336,7 @@ async function main(): Promise<void> {
       }
     }
     log(`\nwhole run: ${((performance.now() - started) / 1000).toFixed(0)} s`);
-    writeJsonOut({ settings, code, node: process.version, dataset: { prompts: ds.prompts, days: ds.days, runs: ds.runs, firstDay: ds.firstDay, endDay: ds.endDay }, target: { label: target.label, where: target.where }, imported, tables, sizeBytes, stats, server, load, latencyBusy, memory, latency, explained });
+    writeJsonOut({ settings, code, node: process.version, dataset: { prompts: ds.prompts, days: ds.days, runs: ds.runs, firstDay: ds.firstDay, endDay: ds.endDay }, target: { label: target.label, where: target.where }, imported, tables, storage, sizeBytes, stats, server, load, latencyBusy, memory, latency, explained });
   } finally {
     await target.cleanup();
   }

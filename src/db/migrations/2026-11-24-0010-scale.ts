@@ -183,7 +183,8 @@ async function contentsIntoRuns(db: Kysely<any>): Promise<void> {
 
 /**
  * Every rollup rebuilt from the runs, the way the import keeps them (src/runs/cube-deltas.ts): the
- * six cells kept of the cube of the four filter dimensions; a subject's untracked runs (recorded
+ * nine cells kept of the cube of the four filter dimensions (url_days: the five single or no-filter
+ * cells; cell_pages: the detail); a subject's untracked runs (recorded
  * before it was added and not searched by its backfill); a run cites a page once; a subject's
  * citations are those of the pages it owns, hallucinated ones excluded; per URL and month the
  * running total of its citations, day by day.
