@@ -19,6 +19,10 @@ import { projectRoutes } from './projects/routes.ts';
 import { topicRoutes } from './topics/routes.ts';
 import { publicTrafficRoutes, trafficRoutes } from './traffic/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
+import { promptRoutes } from './prompts/routes.ts';
+import { runRoutes } from './runs/routes.ts';
+import { planningRoutes } from './planning/routes.ts';
+import type { EngineKey } from './runs/vocabulary.ts';
 
 export interface AppOptions {
   db: Kysely<DB>;
@@ -33,6 +37,8 @@ export interface AppOptions {
   trustProxy?: TrustProxy | true | undefined;
   /** Requests slower than this are logged at info (besides errors); the rest at debug. */
   slowRequestMs?: number | undefined;
+  /** The engines whose provider has a key (a prompt naming no engine is checked on these). */
+  configuredEngines?: readonly EngineKey[] | undefined;
 }
 
 /** Paths anyone may call, from any origin. Everything else needs a key and sends no CORS headers. */
@@ -53,7 +59,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const engineIds = new Set((await options.db.selectFrom('engines').select('id').execute()).map((e) => e.id));
   const near = memoryCache();
   const cache = options.redis ? layeredCache(near, redisCache(options.redis)) : near;
-  const deps = { db: options.db, now: options.now ?? (() => new Date()), redis: options.redis, publicUrl: options.publicUrl, cache, engineIds };
+  const deps = { db: options.db, now: options.now ?? (() => new Date()), redis: options.redis, publicUrl: options.publicUrl, cache, engineIds, configuredEngines: options.configuredEngines ?? [] };
 
   installErrorHandling(app);
   logRequests(app, options.slowRequestMs ?? 500);
@@ -80,6 +86,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await authenticated.register(analyticsRoutes, deps);
     await authenticated.register(changeRoutes, deps);
     await authenticated.register(trafficRoutes, deps);
+    await authenticated.register(promptRoutes, deps);
+    await authenticated.register(runRoutes, deps);
+    await authenticated.register(planningRoutes, deps);
   });
 
   return app;

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseResolveMap, ResolveMapError, type ResolveMap } from './outbound/resolve-map.ts';
+import { loadSamplingConfig, ProvidersConfigError, type SamplingConfig } from './sampling/providers/providers-config.ts';
 
 /** Everything the service reads from its environment, validated once at start-up. */
 export interface Config {
@@ -26,6 +27,8 @@ export interface Config {
   resolve: ResolveMap;
   /** SIGHTLINE_IMPORT_BATCH: runs per transaction of `runs import` (memory against speed); undefined: the import's own default. */
   importBatch: number | undefined;
+  /** The engines' providers and the sampler's limits (operations.md section 6). */
+  sampling: SamplingConfig;
 }
 
 export type TrustProxy = false | number | string[];
@@ -48,6 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(nonEmpty(env.SIGHTLINE_TRUST_PROXY)),
     resolve: parseResolve(env.SIGHTLINE_RESOLVE),
     importBatch: parseCount('SIGHTLINE_IMPORT_BATCH', nonEmpty(env.SIGHTLINE_IMPORT_BATCH), 100_000),
+    sampling: parseSampling(env),
   };
 }
 
@@ -92,6 +96,15 @@ function parseLogFormat(value: string | undefined): 'pretty' | 'json' {
   if (value === undefined) return process.stdout.isTTY ? 'pretty' : 'json';
   if (value === 'pretty' || value === 'json') return value;
   throw new ConfigError(`LOG_FORMAT must be pretty or json, got "${value}"`);
+}
+
+function parseSampling(env: NodeJS.ProcessEnv): SamplingConfig {
+  try {
+    return loadSamplingConfig(env);
+  } catch (error) {
+    if (error instanceof ProvidersConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 function parseResolve(value: string | undefined): ResolveMap {

@@ -9,6 +9,8 @@ import { seedDemoIfEmpty } from './demo/seed-demo.ts';
 import { createOutbound } from './outbound/outbound.ts';
 import { serviceUserAgent } from './outbound/user-agent.ts';
 import { startWorkers } from './workers/start-workers.ts';
+import { ENGINE_ADAPTERS } from './sampling/providers/adapters.ts';
+import { configuredEngines, providerOrigins } from './sampling/providers/providers-config.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -36,6 +38,7 @@ export async function startServer(config: Config, print: (line: string) => void 
       publicUrl: config.publicUrl,
       trustProxy: config.trustProxy,
       slowRequestMs: config.slowRequestMs,
+      configuredEngines: configuredEngines(config.sampling.providers),
       logger: {
         level: config.logLevel,
         redact: ['req.headers.authorization'],
@@ -45,7 +48,12 @@ export async function startServer(config: Config, print: (line: string) => void 
     });
     const address = await app.listen({ port: config.port, host: config.host });
     const outbound = createOutbound({ userAgent: serviceUserAgent(config.publicUrl ?? address), resolve: config.resolve });
-    const stopWorkers = startWorkers(database.db, outbound, (error) => app.log.error({ err: error }, 'background work failed'));
+    // Provider calls get their own client: the base URLs the operator configured may be private (a gateway, a local fake); webhooks' may not.
+    const providerOutbound = createOutbound({ userAgent: serviceUserAgent(config.publicUrl ?? address), resolve: config.resolve, trusted: providerOrigins(config.sampling.providers) });
+    const sampling = config.sampling.enabled
+      ? { outbound: providerOutbound, sampling: config.sampling, providers: config.sampling.providers, adapters: ENGINE_ADAPTERS, now: () => new Date() }
+      : undefined;
+    const stopWorkers = startWorkers(database.db, outbound, (error) => app.log.error({ err: error }, 'background work failed'), sampling);
     const url = config.publicUrl ?? address;
     print(`Sightline is listening on ${address} (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL server'}${redis ? ', Redis rate limits' : ''})`);
     return {
@@ -55,6 +63,7 @@ export async function startServer(config: Config, print: (line: string) => void 
       async close() {
         await stopWorkers();
         await outbound.close();
+        await providerOutbound.close();
         await app.close();
         redis?.disconnect();
         await database.close();

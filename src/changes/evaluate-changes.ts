@@ -94,6 +94,10 @@ function rate(k: number, n: number): Rate {
 const disjoint = (a: Rate, b: Rate) => a.low > b.high || a.high < b.low;
 /** The rule of operations.md section 5: both measured, intervals apart, at least 10 points. */
 const significant = (cur: Rate, old: Rate) => cur.n >= MIN_RUNS && old.n >= MIN_RUNS && Math.abs(cur.p - old.p) >= MIN_DELTA_POINTS && disjoint(cur, old);
+/** The rule for a visibility change between two days' counts (the sample-size planner asks it too). */
+export function isSignificantChange(currentK: number, currentN: number, previousK: number, previousN: number): boolean {
+  return significant(rate(currentK, currentN), rate(previousK, previousN));
+}
 const shown = (r: Rate) => round2(r.p);
 const shownCi = (r: Rate) => {
   const { low, high } = wilson(r.k, r.n);

@@ -1,8 +1,5 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { Kysely } from 'kysely';
-import type { DB } from '../db/types.ts';
-import type { Config } from '../config.ts';
 import { createOutbound } from '../outbound/outbound.ts';
 import { serviceUserAgent } from '../outbound/user-agent.ts';
 import { createApiKey } from '../auth/create-api-key.ts';
@@ -24,48 +21,10 @@ import { listWorkspaces } from '../workspaces/list-workspaces.ts';
 import { createWorkspace } from '../workspaces/create-workspace.ts';
 import { updateWorkspace } from '../workspaces/update-workspace.ts';
 import { booleanFlag, numberFlag, uuidFlag } from './flags.ts';
+import { idResult, list, str, table, type Command, type CommandContext, type CommandResult, type OptionSpec } from './command.ts';
+import { SAMPLING_COMMANDS } from './sampling-commands.ts';
 
-type Values = Record<string, string | string[] | boolean | undefined>;
-
-export interface CommandContext {
-  db: Kysely<DB>;
-  config: Config;
-  values: Values;
-  positionals: string[];
-  now: Date;
-}
-
-export interface CommandResult {
-  /** The one JSON object printed with --json. */
-  json: object;
-  /** What a person reads without --json. */
-  text: string;
-}
-
-type OptionSpec = { type: 'string' | 'boolean'; multiple?: boolean };
-
-export interface Command {
-  name: string;
-  options: Record<string, OptionSpec>;
-  required?: string[];
-  positionals?: string[];
-  run: 'serve' | ((context: CommandContext) => Promise<CommandResult>);
-}
-
-const str = (values: Values, name: string): string | undefined => {
-  const v = values[name];
-  return typeof v === 'string' ? v : undefined;
-};
-const list = (values: Values, name: string): string[] => {
-  const v = values[name];
-  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
-};
-/** Rows of columns, aligned, for a person to read. */
-const table = (rows: string[][]): string => {
-  const widths = rows.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)), []);
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
-};
-const idResult = (id: string, what: string): CommandResult => ({ json: { id }, text: `${what} ${id}` });
+export type { Command, CommandContext, CommandResult };
 
 const subjectOptions: Record<string, OptionSpec> = {
   name: { type: 'string' },
@@ -338,4 +297,6 @@ export const COMMANDS: Record<string, Command> = {
       };
     },
   },
+
+  ...SAMPLING_COMMANDS,
 };

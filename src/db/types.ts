@@ -16,6 +16,7 @@ export interface DB {
   credit_daily: CreditDailyTable;
   prompts: PromptsTable;
   runs: RunsTable;
+  checks: ChecksTable;
   cited_urls: CitedUrlsTable;
   run_ads: RunAdsTable;
   run_rollup: RunRollupTable;
@@ -120,6 +121,9 @@ export interface CreditLedgerTable {
   note: string | null;
   day: Day;
   created_at: CreatedAt;
+  /** For a check's charge: the run it paid for (its project and id). */
+  run_project_id: string | null;
+  run_id: string | null;
 }
 
 /** Rollup of the ledger per workspace and UTC day, kept in the ledger write's transaction. */
@@ -145,6 +149,20 @@ export interface PromptsTable {
   topic_id: string | null;
   branded: boolean;
   created_at: CreatedAt;
+  /** Where it is checked ('' is not used: an empty list is the provider's default location). */
+  locations: Generated<string[]>;
+  /** The engines it is checked on (keys); null: every configured engine. */
+  engines: string[] | null;
+  /** Checks per engine and location per cycle. */
+  samples: Generated<number>;
+  /** Prompts an import created are paused: an import never starts spending. */
+  cadence: Generated<'daily' | 'weekly' | 'paused'>;
+  /** Added or taken over by `prompt add` (an imported prompt is not, until then). */
+  managed: Generated<boolean>;
+  /** The last UTC day a cycle of it was queued. */
+  last_cycle_day: Day | null;
+  removed_at: Date | null;
+  updated_at: Generated<Date>;
 }
 
 export interface RunsTable {
@@ -158,8 +176,20 @@ export interface RunsTable {
   branded: boolean;
   ran_at: Date;
   day: Day;
-  status: 'ok' | 'failed';
+  status: 'ok' | 'failed' | 'no_answer';
   answer: string | null;
+  /** Provenance of a sampled run (null for imported ones): the check it answers, who answered how. */
+  check_id: string | null;
+  provider: string | null;
+  model: string | null;
+  surface: 'api' | 'serp' | null;
+  latency_ms: number | null;
+  cost_usd: number | null;
+  /** Pages the engine retrieved (cited or not), as reported. */
+  source_urls: string[] | null;
+  fan_out_queries: string[] | null;
+  /** Why a run failed or had no answer. */
+  reason: string | null;
   /** When the run was recorded: a competitor added later is tracked in the runs recorded after it. */
   created_at: CreatedAt;
   /**
@@ -172,6 +202,30 @@ export interface RunsTable {
   mention_sentiments: Generated<(number | null)[]>;
   /** The pages the run cites (cited_urls ids), each once, in the order first cited. */
   cited_url_ids: Generated<string[]>;
+}
+
+/** One check identity (prompt, engine, location, UTC day, sample): the queue and its record. */
+export interface ChecksTable {
+  project_id: string;
+  id: string;
+  workspace_id: string;
+  prompt_id: string;
+  engine: string;
+  location: string;
+  day: Day;
+  sample: number;
+  provider: string;
+  state: Generated<'queued' | 'running' | 'done'>;
+  outcome: 'ok' | 'no_answer' | 'failed' | 'skipped' | null;
+  reason: string | null;
+  run_after: Date;
+  attempts: Generated<number>;
+  claim: string | null;
+  claimed_until: Date | null;
+  credits: Generated<number>;
+  run_id: string | null;
+  created_at: CreatedAt;
+  finished_at: Date | null;
 }
 
 export interface CitedUrlsTable {

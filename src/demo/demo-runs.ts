@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { addDays } from '../analytics/filters.ts';
+import type { RunProvenance, RunRecord } from '../runs/parse-run-line.ts';
 import { ENGINE_KEYS } from '../runs/vocabulary.ts';
+import { ENGINE_ROUTES } from '../sampling/providers/providers-config.ts';
 import { mulberry32 } from './prng.ts';
 
 /**
@@ -12,6 +14,8 @@ import { mulberry32 } from './prng.ts';
  */
 export function demoRunLines(projectId: string, today: string): string[] {
   const random = mulberry32(seedOf(projectId));
+  // Answer texts draw from their own sequence, so the runs' numbers do not depend on them.
+  const wording = mulberry32(seedOf(`${projectId}:answers`));
   const start = addDays(today, -27);
   const lines: string[] = [];
   let serial = 0;
@@ -30,6 +34,8 @@ export function demoRunLines(projectId: string, today: string): string[] {
           const minute = String(serial % 60).padStart(2, '0');
           const hour = String(6 + (serial % 12)).padStart(2, '0');
           const failed = random() < 0.04;
+          // A search surface sometimes shows no AI answer at all: that is its own outcome, not a failure.
+          const unanswered = failed && SEARCH_SURFACES.has(engine);
           const record: Record<string, unknown> = {
             id: idOf(projectId, serial),
             engine,
@@ -38,7 +44,7 @@ export function demoRunLines(projectId: string, today: string): string[] {
             branded: prompt.branded,
             location,
             ranAt: `${day}T${hour}:${minute}:00Z`,
-            status: failed ? 'failed' : 'ok',
+            status: unanswered ? 'no_answer' : failed ? 'failed' : 'ok',
           };
           if (!failed) {
             const rates: [string, number][] = [
@@ -59,6 +65,7 @@ export function demoRunLines(projectId: string, today: string): string[] {
               const source = CITED[Math.floor(random() * CITED.length)]!;
               return { url: source.url, status: source.status };
             });
+            record.answer = demoAnswer(named, wording);
             if (prompt.branded && random() < 0.03) record.ads = [{ advertiser: 'Globex', url: 'https://globex.com/switch-from-acme' }];
           }
           lines.push(JSON.stringify(record));
@@ -67,6 +74,43 @@ export function demoRunLines(projectId: string, today: string): string[] {
     }
   }
   return lines;
+}
+
+/**
+ * How a demo run would have been captured: the provider and default model of its engine, a
+ * plausible latency and, for Perplexity (the one provider that reports it), a cost; the pages it
+ * cites among the sources retrieved, and the question as the one search fanned out to.
+ */
+export function demoProvenance(record: RunRecord): RunProvenance {
+  const route = ENGINE_ROUTES[record.engine];
+  const random = mulberry32(seedOf(`${record.id}:provenance`));
+  const cited = record.citations.map((c) => c.rawUrl);
+  return {
+    checkId: record.id!,
+    provider: route.provider,
+    model: route.defaultModel,
+    surface: route.surface,
+    latencyMs: Math.round(900 + random() * 6_000),
+    costUsd: route.provider === 'perplexity' && record.status !== 'failed' ? Math.round((0.005 + random() * 0.004) * 10_000) / 10_000 : null,
+    sourceUrls: record.status === 'ok' ? [...cited, ...EXTRA_SOURCES.filter(() => random() < 0.3)] : [],
+    fanOutQueries: record.status === 'ok' && route.surface === 'api' ? [record.prompt] : [],
+    reason: record.status === 'failed' ? 'server_error: 503: the engine was unavailable' : record.status === 'no_answer' ? 'no AI answer for this query' : null,
+  };
+}
+
+const EXTRA_SOURCES = ['https://www.g2.com/categories/crm', 'https://www.pcmag.com/picks/the-best-crm-software', 'https://news.ycombinator.com/item?id=41000000'];
+
+const SEARCH_SURFACES: ReadonlySet<string> = new Set(['google_ai_overviews', 'google_ai_mode', 'copilot']);
+
+const OPENINGS = ['Here are options worth a look', 'Several tools come up often', 'It depends on your team, but consider these', 'Popular choices include the following'];
+const PRAISE = ['strong on ease of use', 'known for its integrations', 'often chosen by small teams', 'praised for reporting', 'a solid value for the price', 'good if you need automation'];
+
+/** An answer naming the subjects in order of their positions (and no other tracked name). */
+function demoAnswer(named: readonly string[], random: () => number): string {
+  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
+  if (named.length === 0) return `There is no single answer: compare a few vendors' trials, pricing pages and independent reviews before choosing.`;
+  const lines = named.map((name, i) => `${i + 1}. ${name}: ${pick(PRAISE)}.`);
+  return `${pick(OPENINGS)}:\n${lines.join('\n')}\nCheck current pricing, since plans change often.`;
 }
 
 const PROMPTS = [

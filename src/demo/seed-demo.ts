@@ -9,7 +9,7 @@ import { parseRunLine, type RunRecord } from '../runs/parse-run-line.ts';
 import { recordRunsIn } from '../runs/record-runs.ts';
 import { utcDay } from '../usage/calendar.ts';
 import { createWorkspace } from '../workspaces/create-workspace.ts';
-import { demoRunLines } from './demo-runs.ts';
+import { demoProvenance, demoRunLines } from './demo-runs.ts';
 
 export interface DemoSeed {
   workspaceId: string;
@@ -61,7 +61,7 @@ async function seedIn(tx: Transaction<DB>, workspaceId: string | undefined, now:
   for (const line of demoRunLines(projectId, utcDay(now))) {
     const parsed = parseRunLine(line, now);
     if (!parsed.ok) throw new Error(`demo run refused: ${parsed.message}`);
-    records.push(parsed.record);
+    records.push({ ...parsed.record, provenance: demoProvenance(parsed.record) });
   }
   for (let i = 0; i < records.length; i += 500) await recordRunsIn(tx, projectId, records.slice(i, i + 500));
   await detectPendingIn(tx, projectId, now);

@@ -70,6 +70,14 @@ describe('the guarded outbound client against local servers', () => {
     await client.close();
   });
 
+  test('an origin the operator configured (a provider base URL) may be private; only that origin', async () => {
+    const client = createOutbound({ userAgent: 'x', trusted: new Set([`127.0.0.1:${port}`]) });
+    assert.equal((await client.request(`http://127.0.0.1:${port}/`)).status, 200);
+    assert.equal(await failure(client.request(`http://127.0.0.1:${port + 1 === 65536 ? 1 : port + 1}/`)), 'blocked_address');
+    assert.equal(await failure(client.request(`http://[::1]:${port}/`)), 'blocked_address');
+    await client.close();
+  });
+
   test('a private address is refused: literal, by name, and via a redirect', async () => {
     const client = mapped();
     assert.equal(await failure(client.request(`http://127.0.0.1:${port}/`)), 'blocked_address');

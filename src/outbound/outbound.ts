@@ -60,6 +60,11 @@ export interface OutboundOptions {
   userAgent: string;
   /** Hosts the operator mapped (SIGHTLINE_RESOLVE): they may be private. */
   resolve?: ResolveMap;
+  /**
+   * Origins the operator configured (`host:port` as resolveKey makes them, e.g. a provider's base
+   * URL pointing at an internal gateway): resolved as usual, but their addresses may be private.
+   */
+  trusted?: ReadonlySet<string>;
   /** Name resolution; the system's by default (tests pass their own to play a rebinding DNS). */
   lookup?: (host: string) => Promise<string[]>;
 }
@@ -76,6 +81,7 @@ const systemLookup = async (host: string) => (await dnsLookup(host, { all: true,
  */
 export function createOutbound(options: OutboundOptions): Outbound {
   const resolveMap = options.resolve ?? new Map();
+  const trusted = options.trusted ?? new Set<string>();
   const lookup = options.lookup ?? systemLookup;
   const base = buildConnector({ timeout: 10_000 });
 
@@ -83,8 +89,9 @@ export function createOutbound(options: OutboundOptions): Outbound {
     const host = hostname.replace(/^\[|\]$/g, '');
     const mapped = resolveMap.get(resolveKey(host, port));
     if (mapped) return mapped;
+    const operatorSaid = trusted.has(resolveKey(host, port));
     if (isIP(host)) {
-      if (!isPublicAddress(host)) throw new OutboundError('blocked_address', `${host} is not a public address`);
+      if (!operatorSaid && !isPublicAddress(host)) throw new OutboundError('blocked_address', `${host} is not a public address`);
       return host;
     }
     let addresses: string[];
@@ -96,7 +103,7 @@ export function createOutbound(options: OutboundOptions): Outbound {
       throw new OutboundError('dns_temporary', `${host} could not be resolved now (DNS: ${code ?? (error as Error).message})`);
     }
     if (addresses.length === 0) throw new OutboundError('dns_nxdomain', `${host} has no address`);
-    const blocked = addresses.find((a) => !isPublicAddress(a));
+    const blocked = operatorSaid ? undefined : addresses.find((a) => !isPublicAddress(a));
     if (blocked) throw new OutboundError('blocked_address', `${host} resolves to ${blocked}, which is not a public address`);
     return addresses[0]!;
   }

@@ -77,7 +77,7 @@ export function addSubjectDelta(deltas: RollupDeltas, dims: RunDims, subjectId: 
 /** What a recorded run adds: the subjects tracked when it was recorded, what it mentions and cites. */
 export interface RunContribution {
   dims: RunDims;
-  status: 'ok' | 'failed';
+  status: 'ok' | 'failed' | 'no_answer';
   mentions: readonly { subjectId: string; count: number; position: number | null; sentiment: number | null }[];
   /** The pages it cites (cited_urls ids), each once. */
   pages: readonly string[];
@@ -93,8 +93,8 @@ export interface RunContribution {
  */
 export function addRun(deltas: RollupDeltas, run: RunContribution): void {
   const detail = detailOf(deltas, run.dims);
-  if (run.status === 'failed') {
-    detail.runs.failed_runs++;
+  if (run.status !== 'ok') {
+    if (run.status === 'failed') detail.runs.failed_runs++;
     return;
   }
   detail.runs.ok_runs++;

@@ -13,11 +13,29 @@ export interface RunRecord {
   ranAt: Date;
   /** The UTC date of ranAt. */
   day: string;
-  status: 'ok' | 'failed';
+  /** no_answer: the surface showed no AI answer (counts nowhere, like failed). */
+  status: RunStatus;
   answer: string | undefined;
   mentions: MentionInput[] | undefined;
   citations: CitationInput[];
   ads: AdInput[];
+  /** Who answered and how: set for sampled runs, absent for imported ones. */
+  provenance?: RunProvenance;
+}
+
+export type RunStatus = 'ok' | 'failed' | 'no_answer';
+
+export interface RunProvenance {
+  checkId: string;
+  provider: string;
+  model: string;
+  surface: 'api' | 'serp';
+  latencyMs: number;
+  costUsd: number | null;
+  sourceUrls: string[];
+  fanOutQueries: string[];
+  /** Why it failed or had no answer. */
+  reason: string | null;
 }
 
 export interface MentionInput {
@@ -97,7 +115,7 @@ function toRecord(value: unknown, now: Date): RunRecord {
   if (ranAt.getTime() < EARLIEST_RUN) fail('`ranAt` is before 2020: answer engines were not sampled then');
   if (ranAt.getTime() > now.getTime() + FUTURE_SLACK_MS) fail(`\`ranAt\` is in the future (after ${new Date(now.getTime() + FUTURE_SLACK_MS).toISOString()})`);
   const status = value.status;
-  if (status !== 'ok' && status !== 'failed') fail('`status` must be ok or failed');
+  if (status !== 'ok' && status !== 'failed' && status !== 'no_answer') fail('`status` must be ok, failed or no_answer');
   const answer = optional(value, 'answer', (v) => storable(typeof v === 'string' && v.length <= MAX_ANSWER ? v : fail(`\`answer\` must be a string of at most ${MAX_ANSWER} characters`), '`answer`'));
   const mentions = optional(value, 'mentions', (v) => list(v, '`mentions`').map((m, i) => mention(m, i)));
   const citations = optional(value, 'citations', (v) => list(v, '`citations`').map((c, i) => citation(c, i))) ?? [];

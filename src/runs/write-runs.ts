@@ -31,6 +31,15 @@ const COLUMNS = [
   ['mention_counts', 'smallint[]'],
   ['mention_sentiments', 'double precision[]'],
   ['cited_url_ids', 'uuid[]'],
+  ['check_id', 'uuid'],
+  ['provider', 'text'],
+  ['model', 'text'],
+  ['surface', 'text'],
+  ['latency_ms', 'integer'],
+  ['cost_usd', 'double precision'],
+  ['source_urls', 'text[]'],
+  ['fan_out_queries', 'text[]'],
+  ['reason', 'text'],
 ] as const;
 
 /**
@@ -65,6 +74,28 @@ export async function runColumns(
     mention_counts: await nested((r) => r.mentions.map((m) => m.count)),
     mention_sentiments: await nested((r) => r.mentions.map((m) => m.sentiment)),
     cited_url_ids: await nested((r) => r.citations.map((c) => ids.page(c.url))),
+    ...(await provenanceColumns(runs, plain, text)),
+  };
+}
+
+/** Provenance of sampled runs; imported runs leave every column null (one null array when none of the batch has any). */
+async function provenanceColumns(
+  runs: readonly ResolvedRun[],
+  plain: (value: (run: ResolvedRun) => string | boolean | null) => Promise<string>,
+  text: (value: (run: ResolvedRun) => string | null) => Promise<string>,
+): Promise<Pick<RunColumns, 'check_id' | 'provider' | 'model' | 'surface' | 'latency_ms' | 'cost_usd' | 'source_urls' | 'fan_out_queries' | 'reason'>> {
+  const of = (r: ResolvedRun) => r.record.provenance;
+  const list = (value: readonly string[] | undefined) => (value === undefined ? null : textArray(value));
+  return {
+    check_id: await plain((r) => of(r)?.checkId ?? null),
+    provider: await text((r) => of(r)?.provider ?? null),
+    model: await text((r) => of(r)?.model ?? null),
+    surface: await text((r) => of(r)?.surface ?? null),
+    latency_ms: await plain((r) => (of(r) ? String(Math.round(of(r)!.latencyMs)) : null)),
+    cost_usd: await plain((r) => (of(r)?.costUsd == null ? null : String(of(r)!.costUsd))),
+    source_urls: await text((r) => list(of(r)?.sourceUrls)),
+    fan_out_queries: await text((r) => list(of(r)?.fanOutQueries)),
+    reason: await text((r) => of(r)?.reason ?? null),
   };
 }
 

@@ -13,6 +13,8 @@ export async function recordLedgerEntry(
     action?: string | null;
     engineKey?: string | null;
     note?: string | null;
+    /** The run a check's charge paid for. */
+    run?: { projectId: string; runId: string } | undefined;
   },
 ): Promise<void> {
   await tx
@@ -26,6 +28,8 @@ export async function recordLedgerEntry(
       engine_key: entry.engineKey ?? null,
       note: entry.note ?? null,
       day: entry.day,
+      run_project_id: entry.run?.projectId ?? null,
+      run_id: entry.run?.runId ?? null,
     })
     .execute();
   const granted = entry.kind === 'grant' ? entry.credits : 0;

@@ -7,15 +7,26 @@ import { pruneTraffic } from '../traffic/prune-traffic.ts';
 import { deliverDue } from '../webhooks/deliver-webhooks.ts';
 import { pruneWebhookDeliveries } from '../webhooks/prune-webhook-deliveries.ts';
 import { publishChangeEvents } from '../webhooks/publish-change-events.ts';
+import { startSampler, type SamplerDeps } from '../sampling/sampler.ts';
+import { scheduleDue } from '../sampling/schedule-due.ts';
+import { configuredEngines } from '../sampling/providers/providers-config.ts';
 import { every } from './every.ts';
 
 /**
  * The server's background work. Every piece keeps its state in the database, so any number of
  * instances may run it at once and a restart resumes it: webhook fan-out and delivery, change
- * detection left pending, competitor backfills left unfinished, retention.
+ * detection left pending, competitor backfills left unfinished, retention; and, with `sampling`,
+ * the sampling scheduler (today's cycles, every minute) and the queue's worker.
  */
-export function startWorkers(db: Kysely<DB>, outbound: Outbound, onError: (error: unknown) => void): () => Promise<void> {
+export function startWorkers(db: Kysely<DB>, outbound: Outbound, onError: (error: unknown) => void, sampling?: Omit<SamplerDeps, 'db' | 'onError'>): () => Promise<void> {
+  const sampler = sampling ? startSampler({ ...sampling, db, onError }) : undefined;
+  const schedule = async () => {
+    if (!sampling) return;
+    if ((await scheduleDue(db, configuredEngines(sampling.sampling.providers), sampling.now())) > 0) sampler?.wake();
+  };
+  if (sampling) void schedule().catch(onError);
   const stops = [
+    ...(sampling ? [every(60_000, schedule, onError), async () => sampler?.stop()] : []),
     every(2_000, async () => {
       await publishChangeEvents(db, new Date());
       await deliverDue(db, outbound, new Date());
