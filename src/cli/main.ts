@@ -34,6 +34,13 @@ const USAGE = `usage: sightline <command> [options] [--json]
   webhook add --workspace ID --url U
   webhook list [--workspace ID]
   demo [--workspace ID]
+  prompt add --project ID --text T [--topic N] [--branded true|false] [--location L]... [--engine K]... [--samples N] [--cadence daily|weekly|paused]
+  prompt update ID [the prompt add flags; --engine all for every configured engine]
+  prompt remove ID
+  prompt list --project ID
+  prompt estimate --project ID
+  sample --project ID [--prompt ID] [--wait]
+  providers list
 
 With --json each command prints exactly one JSON object on stdout. Commands and a server share the
 embedded PostgreSQL of a data directory: whichever needs it first starts it.`;
