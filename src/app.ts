@@ -22,6 +22,7 @@ import { usageRoutes } from './usage/routes.ts';
 import { promptRoutes } from './prompts/routes.ts';
 import { runRoutes } from './runs/routes.ts';
 import { planningRoutes } from './planning/routes.ts';
+import { verificationRoutes } from './verification/routes.ts';
 import type { EngineKey } from './runs/vocabulary.ts';
 
 export interface AppOptions {
@@ -89,6 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await authenticated.register(promptRoutes, deps);
     await authenticated.register(runRoutes, deps);
     await authenticated.register(planningRoutes, deps);
+    await authenticated.register(verificationRoutes, deps);
   });
 
   return app;

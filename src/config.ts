@@ -29,6 +29,15 @@ export interface Config {
   importBatch: number | undefined;
   /** The engines' providers and the sampler's limits (operations.md section 6). */
   sampling: SamplingConfig;
+  /** Citation verification (operations.md section 7). */
+  verification: {
+    /** SIGHTLINE_VERIFY: whether `serve` checks cited URLs in the background. */
+    enabled: boolean;
+    /** SIGHTLINE_VERIFY_RECHECK_DAYS: a concluded URL is checked again after this many days. */
+    recheckDays: number;
+    /** SIGHTLINE_VERIFY_CONCURRENCY: URLs checked at once per process. */
+    concurrency: number;
+  };
 }
 
 export type TrustProxy = false | number | string[];
@@ -52,6 +61,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     resolve: parseResolve(env.SIGHTLINE_RESOLVE),
     importBatch: parseCount('SIGHTLINE_IMPORT_BATCH', nonEmpty(env.SIGHTLINE_IMPORT_BATCH), 100_000),
     sampling: parseSampling(env),
+    verification: {
+      enabled: parseFlag('SIGHTLINE_VERIFY', env.SIGHTLINE_VERIFY, true),
+      recheckDays: parseCount('SIGHTLINE_VERIFY_RECHECK_DAYS', nonEmpty(env.SIGHTLINE_VERIFY_RECHECK_DAYS), 3650) ?? 7,
+      concurrency: parseCount('SIGHTLINE_VERIFY_CONCURRENCY', nonEmpty(env.SIGHTLINE_VERIFY_CONCURRENCY), 1000) ?? 8,
+    },
   };
 }
 

@@ -9,6 +9,8 @@ import { seedDemoIfEmpty } from './demo/seed-demo.ts';
 import { createOutbound } from './outbound/outbound.ts';
 import { serviceUserAgent } from './outbound/user-agent.ts';
 import { startWorkers } from './workers/start-workers.ts';
+import { createChecker } from './verification/checker.ts';
+import { dnsHealth } from './verification/dns-health.ts';
 import { ENGINE_ADAPTERS } from './sampling/providers/adapters.ts';
 import { configuredEngines, providerOrigins } from './sampling/providers/providers-config.ts';
 
@@ -53,7 +55,10 @@ export async function startServer(config: Config, print: (line: string) => void 
     const sampling = config.sampling.enabled
       ? { outbound: providerOutbound, sampling: config.sampling, providers: config.sampling.providers, adapters: ENGINE_ADAPTERS, now: () => new Date() }
       : undefined;
-    const stopWorkers = startWorkers(database.db, outbound, (error) => app.log.error({ err: error }, 'background work failed'), sampling);
+    const verification = config.verification.enabled
+      ? { check: createChecker(outbound), dnsWorks: dnsHealth(outbound), now: () => new Date(), recheckDays: config.verification.recheckDays, concurrency: config.verification.concurrency }
+      : undefined;
+    const stopWorkers = startWorkers(database.db, outbound, (error) => app.log.error({ err: error }, 'background work failed'), sampling, verification);
     const url = config.publicUrl ?? address;
     print(`Sightline is listening on ${address} (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL server'}${redis ? ', Redis rate limits' : ''})`);
     return {

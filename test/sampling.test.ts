@@ -18,6 +18,8 @@ import { updateWorkspace } from '../src/workspaces/update-workspace.ts';
 import { createFixture, openTestDatabase } from './helpers.ts';
 import { startFakeProvider, type FakeProvider, type SeenRequest } from './fakes/fake-provider.ts';
 import type { Database } from '../src/db/database.ts';
+import { createOutbound } from '../src/outbound/outbound.ts';
+import { parseResolveMap } from '../src/outbound/resolve-map.ts';
 
 /** A SerpApi reply with an AI Overview that names `names` and cites `links`. */
 function overview(names: string[], links: string[]) {
@@ -73,6 +75,8 @@ describe('sampling: the service asks the engines itself', () => {
     const aio = runs.filter((r) => r.model === 'google');
     assert.equal(aio.length, 4);
     assert.ok(aio.every((r) => r.mention_subject_ids.length === 2 && r.cited_url_ids.length === 2 && r.source_urls!.length === 2));
+    // Mentions found in the answer are scored by the lexicon scorer, on the sentences naming them.
+    assert.ok(runs.every((r) => r.sentiment_method === 'lexicon:vader-sentiment@1.1.3' && r.mention_sentiments.every((x) => typeof x === 'number' && x >= 0 && x <= 100)));
     const usage = await getUsage(db, fx.workspaceId, new Date());
     assert.equal(usage.credits.consumed, 8);
     const ledger = await db.selectFrom('credit_ledger').select(['credits', 'run_id', 'engine_key']).where('workspace_id', '=', fx.workspaceId).where('kind', '=', 'consume').execute();
@@ -206,5 +210,34 @@ describe('sampling: the service asks the engines itself', () => {
     await scheduleDue(db, [...configured], new Date('2031-03-11T00:00:30Z'));
     const left = await db.selectFrom('checks').select(['day', 'state']).where('project_id', '=', fx.projectId).where('prompt_id', '=', daily).execute();
     assert.ok(left.every((c) => c.day < '2031-03-10'), 'none on or after the removal');
+  });
+
+  test('SIGHTLINE_SENTIMENT=llm: the model scores the named subjects, billed as sentiment_score; a failed score leaves them unscored', async () => {
+    const openai = await startFakeProvider('openai.test');
+    const outbound = createOutbound({ userAgent: 'x', resolve: parseResolveMap(`${serp.resolveEntry},${openai.resolveEntry}`) });
+    try {
+      const config = loadSamplingConfig({ SERPAPI_API_KEY: 'serp-key', SERPAPI_BASE_URL: serp.origin, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${openai.origin}/v1`, SIGHTLINE_SENTIMENT: 'llm', SIGHTLINE_SENTIMENT_MODEL: 'gpt-test' });
+      assert.deepEqual(config.sentiment, { scorer: 'llm', model: 'gpt-test' });
+      const fx = await createFixture(db);
+      await addPrompt(db, fx.projectId, { text: 'crm scored by a model', engines: ['copilot'], samples: 2 });
+      serp.fallback = () => ({ json: { search_metadata: { status: 'Success' }, text_blocks: [{ type: 'paragraph', snippet: 'Acme is excellent. Globex is slow.' }], references: [] } });
+      const scores = { output: [{ type: 'message', content: [{ type: 'output_text', text: JSON.stringify({ scores: [{ subject: 'Acme', score: 91, reason: 'praised' }, { subject: 'Globex', score: 22, reason: 'slow' }] }) }] }], model: 'gpt-test' };
+      openai.replies.push({ json: scores }, { status: 401, json: { error: { message: 'bad key' } } });
+      const result = await sampleNow({ ...deps, outbound, sampling: { ...config, instanceConcurrency: 1 }, providers: config.providers }, fx.projectId, undefined, true);
+      assert.equal(result.ok, 2);
+      assert.equal(openai.requests.length, 2);
+      assert.equal((openai.requests[0]!.body as { model: string }).model, 'gpt-test');
+      const runs = await db.selectFrom('runs').select(['mention_subject_ids', 'mention_sentiments', 'sentiment_method']).where('project_id', '=', fx.projectId).orderBy('ran_at').execute();
+      const scored = runs.find((r) => r.sentiment_method !== null)!;
+      assert.equal(scored.sentiment_method, 'llm:gpt-test');
+      assert.deepEqual(scored.mention_sentiments, scored.mention_subject_ids.map((id) => (id === fx.projectId ? 91 : 22)));
+      const unscored = runs.find((r) => r.sentiment_method === null)!;
+      assert.deepEqual(unscored.mention_sentiments, [null, null], 'never 50');
+      const ledger = await db.selectFrom('credit_ledger').select(['action', 'credits']).where('workspace_id', '=', fx.workspaceId).where('action', '=', 'sentiment_score').execute();
+      assert.deepEqual(ledger.map((l) => l.credits), [0.5], 'one model score, billed once');
+    } finally {
+      await outbound.close();
+      await openai.close();
+    }
   });
 });

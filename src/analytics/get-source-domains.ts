@@ -4,7 +4,8 @@ import { PREPARE_MARK } from '../db/prepared.ts';
 import { classifySourceType } from '../runs/classify-url.ts';
 import { cellFor, URL_GROUPINGS } from '../runs/rollup-cube.ts';
 import { ARTICLE_TYPES, type ArticleType, type CitationStatus, type SourceType } from '../runs/vocabulary.ts';
-import { addDays, detailWhere, rollupWhere, type Filters } from './filters.ts';
+import { detailWhere, type Filters } from './filters.ts';
+import { urlDaysTotals } from './url-days-totals.ts';
 
 export interface SourceDomain {
   domain: string;
@@ -30,7 +31,7 @@ export interface SourceDomain {
  * the URLs for their domain, status and type.
  */
 export async function getSourceDomains(db: Kysely<DB>, f: Filters, brandDomain: string, competitorDomains: string[]): Promise<SourceDomain[]> {
-  const perUrl = URL_GROUPINGS.has(cellFor(f).grouping) ? fromUrlDays(f) : fromCellPages(f);
+  const perUrl = URL_GROUPINGS.has(cellFor(f).grouping) ? urlDaysTotals(f) : fromCellPages(f);
   // Per domain and status (a page has one status): its pages, citations, types and last day cited.
   const rows = await sql<{ domain: string; status: CitationStatus; urls: number; total: number; types: string[]; last_seen: string }>`${sql.raw(PREPARE_MARK)}
     select u.domain, u.status, count(*)::int as urls, sum(c.total)::int as total, array_agg(distinct u.article_type) as types, max(c.last_seen)::text as last_seen
@@ -71,25 +72,6 @@ export async function getSourceDomains(db: Kysely<DB>, f: Filters, brandDomain: 
   return out.sort((a, b) => b.citedCount - a.citedCount || b.totalCount - a.totalCount || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
 }
 
-/** Per URL cited in the range (in the filter's single cell): its citations and last day cited. */
-function fromUrlDays(f: Filters): RawBuilder<unknown> {
-  const months = monthSpans(f.from, f.to);
-  const when = (value: (m: MonthSpan) => unknown) => sql.join(months.map((m) => sql`when ${m.month}::date then ${value(m)}`), sql` `);
-  // The last day of the month inside the range, and the day before its first (0: none).
-  const last = sql`(case d.month ${when((m) => sql`${m.last}::int`)} end)`;
-  const before = sql`(case d.month ${when((m) => sql`${m.first - 1}::int`)} end)`;
-  return sql`
-    select url_id, sum(total)::int as total, max(last_seen)::text as last_seen
-    from (
-      select d.url_id, d.cumulative[${last}] - coalesce(d.cumulative[${before}], 0) as total,
-        d.month + (array_position(d.cumulative, d.cumulative[${last}]) - 1) as last_seen
-      from url_days d
-      where ${rollupWhere('d', f, URL_GROUPINGS, false)} and d.month in (${sql.join(months.map((m) => sql`${m.month}::date`))})
-    ) m
-    where total > 0
-    group by url_id`;
-}
-
 /** The same from the detail cells matching two filters or more, day by day. */
 function fromCellPages(f: Filters): RawBuilder<unknown> {
   return sql`
@@ -98,23 +80,4 @@ function fromCellPages(f: Filters): RawBuilder<unknown> {
     where ${detailWhere('p', f)}
     group by x.url_id
     having sum(x.n) > 0`;
-}
-
-/** A month the range touches, with the first and last of its days inside the range (1-based). */
-interface MonthSpan {
-  month: string;
-  first: number;
-  last: number;
-}
-
-function monthSpans(from: string, to: string): MonthSpan[] {
-  const out: MonthSpan[] = [];
-  for (let day = from; day <= to; day = addDays(day, 1)) {
-    const month = `${day.slice(0, 8)}01`;
-    const d = Number(day.slice(8, 10));
-    const current = out.at(-1);
-    if (current?.month === month) current.last = d;
-    else out.push({ month, first: d, last: d });
-  }
-  return out;
 }

@@ -41,6 +41,7 @@ const USAGE = `usage: sightline <command> [options] [--json]
   prompt estimate --project ID
   sample --project ID [--prompt ID] [--wait]
   providers list
+  verify --project ID [--wait]
 
 With --json each command prints exactly one JSON object on stdout. Commands and a server share the
 embedded PostgreSQL of a data directory: whichever needs it first starts it.`;

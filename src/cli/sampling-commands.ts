@@ -11,6 +11,9 @@ import { updatePrompt } from '../prompts/update-prompt.ts';
 import { ENGINE_ADAPTERS } from '../sampling/providers/adapters.ts';
 import { configuredEngines, providerOrigins } from '../sampling/providers/providers-config.ts';
 import { sampleNow } from '../sampling/sample-now.ts';
+import { createChecker } from '../verification/checker.ts';
+import { dnsHealth } from '../verification/dns-health.ts';
+import { verifyNow } from '../verification/verify-now.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { booleanFlag, numberFlag, uuidFlag } from './flags.ts';
 import { idResult, list, str, table, type Command, type OptionSpec, type Values } from './command.ts';
@@ -122,6 +125,28 @@ export const SAMPLING_COMMANDS: Record<string, Command> = {
         return {
           json: result,
           text: `${result.checks} checks: ${result.ok} answered, ${result.noAnswer} without an AI answer, ${result.failed} failed, ${result.skipped} skipped; ${result.creditsCharged} credits charged`,
+        };
+      } finally {
+        await outbound.close();
+      }
+    },
+  },
+
+  verify: {
+    name: 'verify',
+    options: { project: { type: 'string' }, wait: { type: 'boolean' } },
+    required: ['project'],
+    run: async ({ db, config, values }) => {
+      const outbound = createOutbound({ userAgent: serviceUserAgent(config.publicUrl ?? 'http://localhost'), resolve: config.resolve });
+      try {
+        const result = await verifyNow(
+          { db, check: createChecker(outbound), dnsWorks: dnsHealth(outbound), now: () => new Date(), recheckDays: config.verification.recheckDays, concurrency: config.verification.concurrency, onError: (error) => console.error(error) },
+          uuidFlag('project', str(values, 'project')!),
+          values.wait === true,
+        );
+        return {
+          json: result,
+          text: `${result.checked} checked: ${result.verified} verified, ${result.stale} stale, ${result.broken} broken, ${result.hallucinated} hallucinated, ${result.unchecked} still unchecked`,
         };
       } finally {
         await outbound.close();

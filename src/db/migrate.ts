@@ -11,6 +11,7 @@ import * as trafficBounds from './migrations/2026-11-23-0008-traffic-bounds.ts';
 import * as trust from './migrations/2026-11-23-0009-trust.ts';
 import * as scale from './migrations/2026-11-24-0010-scale.ts';
 import * as sampling from './migrations/2026-11-25-0011-sampling.ts';
+import * as verification from './migrations/2026-11-26-0012-verification.ts';
 
 /** Every migration, in order. A static list: no directory scanning, works the same everywhere. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-23-0009-trust': trust,
   '2026-11-24-0010-scale': scale,
   '2026-11-25-0011-sampling': sampling,
+  '2026-11-26-0012-verification': verification,
 };
 
 /** The migrations' names, in order. */

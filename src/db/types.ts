@@ -190,6 +190,8 @@ export interface RunsTable {
   fan_out_queries: string[] | null;
   /** Why a run failed or had no answer. */
   reason: string | null;
+  /** The scorer of its mentions' sentiment (sampled runs), e.g. `lexicon:vader-sentiment@1.1.3` or `llm:gpt-5-mini`. */
+  sentiment_method: string | null;
   /** When the run was recorded: a competitor added later is tracked in the runs recorded after it. */
   created_at: CreatedAt;
   /**
@@ -245,6 +247,21 @@ export interface CitedUrlsTable {
   status_at: Date;
   subject_type: 'brand' | 'competitor' | null;
   subject_id: string | null;
+  /** `import`: the status an import gave (left alone); `check`: the checker's own (rechecked). */
+  status_source: Generated<'import' | 'check'>;
+  /** Among the sources an engine retrieved: a sign the page existed. */
+  retrieved: Generated<boolean>;
+  ever_verified: Generated<boolean>;
+  /** Where the page answered when last verified (after redirects). */
+  verified_url: string | null;
+  check_failures: Generated<number>;
+  first_failure_at: Date | null;
+  checked_at: Date | null;
+  /** The last check's observation, for a person. */
+  check_note: string | null;
+  verify_after: Generated<Date>;
+  verify_claim: string | null;
+  verify_claimed_until: Date | null;
 }
 
 export interface RunAdsTable {

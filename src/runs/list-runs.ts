@@ -34,6 +34,8 @@ export interface RunSummary {
   provider: string | null;
   model: string | null;
   surface: 'api' | 'serp' | null;
+  /** The scorer of the mentions' sentiment, where the service scored them. */
+  sentimentMethod: string | null;
 }
 
 /** A run time as PostgreSQL prints it (microseconds kept, so a page boundary is exact). */
@@ -75,6 +77,7 @@ export const RUN_COLUMNS = [
   'r.provider',
   'r.model',
   'r.surface',
+  'r.sentiment_method',
 ] as const;
 
 type RunRow = {
@@ -98,6 +101,7 @@ type RunRow = {
   provider: string | null;
   model: string | null;
   surface: 'api' | 'serp' | null;
+  sentiment_method: string | null;
 };
 
 /** A run row as the listing shows it, its mentions named. */
@@ -124,6 +128,7 @@ export function summaryOf(row: RunRow, subjects: readonly SubjectRow[]): RunSumm
     provider: row.provider,
     model: row.model,
     surface: row.surface,
+    sentimentMethod: row.sentiment_method,
   };
 }
 

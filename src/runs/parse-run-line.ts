@@ -21,6 +21,8 @@ export interface RunRecord {
   ads: AdInput[];
   /** Who answered and how: set for sampled runs, absent for imported ones. */
   provenance?: RunProvenance;
+  /** A sampled answer's sentiment per subject it names (by subject id), and the scorer; a subject absent is unscored. */
+  sentiment?: { scores: ReadonlyMap<string, number>; method: string };
 }
 
 export type RunStatus = 'ok' | 'failed' | 'no_answer';

@@ -119,7 +119,8 @@ export function resolveRuns(records: readonly RunRecord[], subjects: readonly Su
 function resolveMentions(record: RunRecord, subjects: readonly Subject[]): ResolvedMention[] | string {
   if (record.mentions === undefined) {
     if (record.answer === undefined) return [];
-    return findMentions(record.answer, subjects).map((m) => ({ subject: m.subject, position: m.position, sentiment: null, count: m.count }));
+    const scores = record.sentiment?.scores;
+    return findMentions(record.answer, subjects).map((m) => ({ subject: m.subject, position: m.position, sentiment: scores?.get(m.subject.id) ?? null, count: m.count }));
   }
   const out: ResolvedMention[] = [];
   for (const [i, m] of record.mentions.entries()) {

@@ -40,6 +40,7 @@ const summaryFields = {
   provider: Nullable(Type.String()),
   model: Nullable(Type.String()),
   surface: Nullable(literals(['api', 'serp'])),
+  sentimentMethod: Nullable(Type.String({ description: "the scorer of the mentions' sentiment where the service scored them (lexicon:... or llm:<model>)" })),
 };
 
 const RunSummary = Type.Object(summaryFields, { title: 'RunSummary' });

@@ -37,6 +37,7 @@ export function citationsBySubject<T>(pages: Iterable<T>, state: (page: T) => Ur
  * (Other status changes move nothing: the citations endpoint reads statuses as they are.) Call it
  * in the transaction that changed `cited_urls` (which holds the "after"), under the project lock,
  * before that transaction writes citations of its own. Its cost is the changed pages' citations.
+ * Returns the days whose numbers it moved (for change detection).
  */
 export async function movePageCitations(
   tx: Transaction<DB>,
@@ -44,12 +45,13 @@ export async function movePageCitations(
   changes: ReadonlyMap<string, { before: UrlState; after: UrlState }>,
   /** Runs already counted with the state after (the batch writing the change). */
   exclude: ReadonlySet<string> = new Set(),
-): Promise<void> {
+): Promise<Set<string>> {
   const hallucinated = (s: UrlState) => s.status === 'hallucinated';
   const changed = [...changes.entries()].filter(
     ([, c]) => c.before.subjectId !== c.after.subjectId || (c.after.subjectId !== null && hallucinated(c.before) !== hallucinated(c.after)),
   );
-  if (changed.length === 0) return;
+  const days = new Set<string>();
+  if (changed.length === 0) return days;
   // The completed runs citing a changed page (the GIN index on cited_url_ids), with every page they cite.
   const runs = new Map<string, { engine_id: string; topic_id: string | null; location: string; branded: boolean; day: string; cited_url_ids: string[] }>();
   for (let i = 0; i < changed.length; i += 1_000) {
@@ -74,8 +76,12 @@ export async function movePageCitations(
     for (const subjectId of new Set([...before.keys(), ...after.keys()])) {
       const b = before.get(subjectId) ?? 0;
       const a = after.get(subjectId) ?? 0;
-      if (a !== b) addSubjectDelta(deltas, dims, subjectId, { citations: a - b, citing_runs: Number(a > 0) - Number(b > 0) });
+      if (a !== b) {
+        addSubjectDelta(deltas, dims, subjectId, { citations: a - b, citing_runs: Number(a > 0) - Number(b > 0) });
+        days.add(run.day);
+      }
     }
   }
   await upsertRollups(tx, projectId, deltas);
+  return days;
 }

@@ -59,21 +59,41 @@ export interface FoundMention {
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** Where a subject is named in a text: `text.slice(start, end)` is the term that matched. */
+export interface MentionSpan {
+  subjectId: string;
+  subject: Subject;
+  start: number;
+  end: number;
+}
+
 /**
- * Finds the tracked subjects an answer names: every name, alias and domain, word-bounded and
- * case-insensitive, longest term first so "Acme CRM" is one mention, not "Acme" plus a stray.
- * `count` is how many times each subject is named; `position` orders subjects by first occurrence.
+ * Every place a text names a tracked subject: each name, alias and domain, word-bounded and
+ * case-insensitive, longest term first so "Acme CRM" is one mention, not "Acme" plus a stray; a
+ * term shared by two subjects goes to the first. The one matcher of mentions (findMentions, and
+ * the sentiment scorers' sentences naming a subject).
  */
-export function findMentions(answer: string, subjects: readonly Subject[]): FoundMention[] {
+export function mentionSpans(text: string, subjects: readonly Subject[]): MentionSpan[] {
   const { owner, pattern } = vocabularyOf(subjects);
   if (!pattern) return [];
-  const found = new Map<string, { subject: Subject; first: number; count: number }>();
-  for (const match of answer.matchAll(pattern)) {
+  const spans: MentionSpan[] = [];
+  for (const match of text.matchAll(pattern)) {
     const subject = owner.get(match[0].toLowerCase());
-    if (!subject) continue;
-    const entry = found.get(subject.id);
+    if (subject) spans.push({ subjectId: subject.id, subject, start: match.index, end: match.index + match[0].length });
+  }
+  return spans;
+}
+
+/**
+ * The tracked subjects an answer names (mentionSpans): `count` is how many times each subject is
+ * named; `position` orders subjects by first occurrence.
+ */
+export function findMentions(answer: string, subjects: readonly Subject[]): FoundMention[] {
+  const found = new Map<string, { subject: Subject; first: number; count: number }>();
+  for (const span of mentionSpans(answer, subjects)) {
+    const entry = found.get(span.subjectId);
     if (entry) entry.count++;
-    else found.set(subject.id, { subject, first: match.index, count: 1 });
+    else found.set(span.subjectId, { subject: span.subject, first: span.start, count: 1 });
   }
   return [...found.values()]
     .sort((a, b) => a.first - b.first)

@@ -40,6 +40,7 @@ const COLUMNS = [
   ['source_urls', 'text[]'],
   ['fan_out_queries', 'text[]'],
   ['reason', 'text'],
+  ['sentiment_method', 'text'],
 ] as const;
 
 /**
@@ -83,7 +84,7 @@ async function provenanceColumns(
   runs: readonly ResolvedRun[],
   plain: (value: (run: ResolvedRun) => string | boolean | null) => Promise<string>,
   text: (value: (run: ResolvedRun) => string | null) => Promise<string>,
-): Promise<Pick<RunColumns, 'check_id' | 'provider' | 'model' | 'surface' | 'latency_ms' | 'cost_usd' | 'source_urls' | 'fan_out_queries' | 'reason'>> {
+): Promise<Pick<RunColumns, 'check_id' | 'provider' | 'model' | 'surface' | 'latency_ms' | 'cost_usd' | 'source_urls' | 'fan_out_queries' | 'reason' | 'sentiment_method'>> {
   const of = (r: ResolvedRun) => r.record.provenance;
   const list = (value: readonly string[] | undefined) => (value === undefined ? null : textArray(value));
   return {
@@ -96,6 +97,7 @@ async function provenanceColumns(
     source_urls: await text((r) => list(of(r)?.sourceUrls)),
     fan_out_queries: await text((r) => list(of(r)?.fanOutQueries)),
     reason: await text((r) => of(r)?.reason ?? null),
+    sentiment_method: await text((r) => r.record.sentiment?.method ?? null),
   };
 }
 

@@ -5,7 +5,7 @@ import { recordRunsIn } from '../runs/record-runs.ts';
 import { utcDay } from '../usage/calendar.ts';
 import { recordLedgerEntry } from '../usage/record-ledger-entry.ts';
 import type { ClaimedCheck } from './claim-checks.ts';
-import { runRecordOf, type CheckAnswer } from './run-record-of.ts';
+import { retrievedPages, runRecordOf, type CheckAnswer } from './run-record-of.ts';
 
 /** How a claimed check ends, or is put back. */
 export type CheckEnd =
@@ -60,6 +60,10 @@ export async function finishCheck(db: Kysely<DB>, check: ClaimedCheck, end: Chec
       return { recorded: true, outcome: 'skipped', credits: 0 } as const;
     }
     await recordRunsIn(tx, check.projectId, [record]);
+    const retrieved = retrievedPages(record.provenance?.sourceUrls ?? []);
+    if (retrieved.length > 0) {
+      await tx.updateTable('cited_urls').set({ retrieved: true }).where('project_id', '=', check.projectId).where('url', 'in', retrieved).where('retrieved', '=', false).execute();
+    }
     const charged = end.kind === 'answered' ? row.credits : 0;
     if (charged > 0) await charge(tx, check, charged, now);
     await done(record.status, record.provenance?.reason ?? null, charged, check.id);

@@ -4,8 +4,9 @@ import type { ClaimedCheck } from './claim-checks.ts';
 import type { CheckEnd } from './finish-check.ts';
 import { ProviderError, type EngineAdapter, type ProviderSettings } from './providers/provider.ts';
 import { nextAttemptAt } from './retry-policy.ts';
+import { scoreSentiment, type SentimentDeps } from './score-sentiment.ts';
 
-export interface PerformDeps {
+export interface PerformDeps extends SentimentDeps {
   outbound: Outbound;
   providers: readonly ProviderSettings[];
   adapters: Readonly<Partial<Record<EngineKey, EngineAdapter>>>;
@@ -27,7 +28,9 @@ export async function performCheck(deps: PerformDeps, check: ClaimedCheck): Prom
   const base = { provider: settings.provider, surface: settings.surface };
   try {
     const capture = await adapter.check({ prompt: check.prompt, location: check.location }, { outbound: deps.outbound, settings: { ...settings, apiKey } });
-    return { kind: 'answered', answer: { ...base, latencyMs: performance.now() - started, capture } };
+    const latencyMs = performance.now() - started;
+    const sentiment = capture.outcome === 'ok' ? await scoreSentiment(deps, check, capture.answer) : undefined;
+    return { kind: 'answered', answer: { ...base, latencyMs, capture, sentiment } };
   } catch (error) {
     const latencyMs = performance.now() - started;
     if (!(error instanceof ProviderError)) {

@@ -1,13 +1,14 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { AdInput, CitationInput, RunRecord } from '../runs/parse-run-line.ts';
+import type { CitationStatus } from '../runs/vocabulary.ts';
 import { normalizeUrl } from '../runs/normalize-url.ts';
 import { utcDay } from '../usage/calendar.ts';
 import type { ClaimedCheck } from './claim-checks.ts';
 import type { Capture, CapturedAd, ProviderName, Surface } from './providers/provider.ts';
 
 /** What came back from a check's provider: a capture, or the failure that ended it. */
-export type CheckAnswer = { provider: ProviderName; surface: Surface; latencyMs: number } & ({ capture: Capture } | { failure: string; model: string });
+export type CheckAnswer = { provider: ProviderName; surface: Surface; latencyMs: number } & ({ capture: Capture; sentiment?: RunRecord['sentiment'] } | { failure: string; model: string });
 
 /** As the import bounds them (runs/parse-run-line.ts). */
 const MAX_ANSWER = 200_000;
@@ -67,7 +68,8 @@ export async function runRecordOf(tx: Transaction<DB>, check: ClaimedCheck, answ
     ...base,
     status: 'ok',
     answer: storable(capture.answer, MAX_ANSWER),
-    citations: citationsOf(capture.citations),
+    ...(answer.sentiment ? { sentiment: answer.sentiment } : {}),
+    citations: await withKnownStatus(tx, check.projectId, citationsOf(capture.citations)),
     ads: adsOf(capture.ads),
     provenance: {
       ...provenance,
@@ -78,6 +80,23 @@ export async function runRecordOf(tx: Transaction<DB>, check: ClaimedCheck, answ
       reason: null,
     },
   };
+}
+
+/**
+ * A sampled answer says nothing of whether a page exists: its citations carry the status the
+ * project knows for the page (unchecked for a new one), so the run, though later than the last
+ * check, never overrides what the checker found (a page's status is its latest observation).
+ */
+async function withKnownStatus(tx: Transaction<DB>, projectId: string, citations: CitationInput[]): Promise<CitationInput[]> {
+  if (citations.length === 0) return citations;
+  const known = await tx.selectFrom('cited_urls').select(['url', 'status']).where('project_id', '=', projectId).where('url', 'in', citations.map((c) => c.url)).execute();
+  const status = new Map(known.map((k) => [k.url, k.status as CitationStatus]));
+  return citations.map((c) => ({ ...c, status: status.get(c.url) ?? 'unchecked' }));
+}
+
+/** The pages an engine retrieved, by their identity: evidence that they exist (verification weighs it). */
+export function retrievedPages(sources: readonly string[]): string[] {
+  return [...new Set(sources.flatMap((s) => normalizeUrl(s) ?? []))];
 }
 
 /** The links the answer shows, each page once (by its identity), in order; what is not an http(s) URL is left out. */

@@ -10,15 +10,23 @@ import { publishChangeEvents } from '../webhooks/publish-change-events.ts';
 import { startSampler, type SamplerDeps } from '../sampling/sampler.ts';
 import { scheduleDue } from '../sampling/schedule-due.ts';
 import { configuredEngines } from '../sampling/providers/providers-config.ts';
+import { verifyDue, type VerifierDeps } from '../verification/verifier.ts';
 import { every } from './every.ts';
 
 /**
  * The server's background work. Every piece keeps its state in the database, so any number of
  * instances may run it at once and a restart resumes it: webhook fan-out and delivery, change
  * detection left pending, competitor backfills left unfinished, retention; and, with `sampling`,
- * the sampling scheduler (today's cycles, every minute) and the queue's worker.
+ * the sampling scheduler (today's cycles, every minute) and the queue's worker; with `verification`,
+ * the checks of cited URLs that are due.
  */
-export function startWorkers(db: Kysely<DB>, outbound: Outbound, onError: (error: unknown) => void, sampling?: Omit<SamplerDeps, 'db' | 'onError'>): () => Promise<void> {
+export function startWorkers(
+  db: Kysely<DB>,
+  outbound: Outbound,
+  onError: (error: unknown) => void,
+  sampling?: Omit<SamplerDeps, 'db' | 'onError'>,
+  verification?: Omit<VerifierDeps, 'db' | 'onError'>,
+): () => Promise<void> {
   const sampler = sampling ? startSampler({ ...sampling, db, onError }) : undefined;
   const schedule = async () => {
     if (!sampling) return;
@@ -27,6 +35,15 @@ export function startWorkers(db: Kysely<DB>, outbound: Outbound, onError: (error
   if (sampling) void schedule().catch(onError);
   const stops = [
     ...(sampling ? [every(60_000, schedule, onError), async () => sampler?.stop()] : []),
+    // Cited URLs due for a check, a round at a time until none is left.
+    ...(verification
+      ? [
+          every(5_000, async () => {
+            const deps = { ...verification, db, onError };
+            while ((await verifyDue(deps, { limit: 4 * deps.concurrency })).length > 0);
+          }, onError),
+        ]
+      : []),
     every(2_000, async () => {
       await publishChangeEvents(db, new Date());
       await deliverDue(db, outbound, new Date());

@@ -40,6 +40,12 @@ export interface SamplingConfig {
   instanceConcurrency: number;
   /** Whether `serve` runs the scheduler and the workers (SIGHTLINE_SAMPLING). */
   enabled: boolean;
+  /**
+   * How sampled answers' mentions are scored (SIGHTLINE_SENTIMENT): `lexicon` (offline, the default)
+   * or `llm` (OpenAI, SIGHTLINE_SENTIMENT_MODEL, billed as `sentiment_score`; only with OPENAI_API_KEY,
+   * else the lexicon).
+   */
+  sentiment: { scorer: 'lexicon' | 'llm'; model: string };
 }
 
 export function loadSamplingConfig(env: NodeJS.ProcessEnv): SamplingConfig {
@@ -58,7 +64,11 @@ export function loadSamplingConfig(env: NodeJS.ProcessEnv): SamplingConfig {
   });
   const flag = nonEmpty(env.SIGHTLINE_SAMPLING);
   if (flag !== undefined && !['0', '1', 'true', 'false'].includes(flag)) throw new ProvidersConfigError(`SIGHTLINE_SAMPLING must be 0 or 1, got "${flag}"`);
+  const scorer = nonEmpty(env.SIGHTLINE_SENTIMENT) ?? 'lexicon';
+  if (scorer !== 'lexicon' && scorer !== 'llm') throw new ProvidersConfigError(`SIGHTLINE_SENTIMENT must be lexicon or llm, got "${scorer}"`);
+  const openaiKey = providers.find((p) => p.engine === 'chatgpt')?.apiKey;
   return {
+    sentiment: { scorer: scorer === 'llm' && openaiKey !== undefined ? 'llm' : 'lexicon', model: nonEmpty(env.SIGHTLINE_SENTIMENT_MODEL) ?? 'gpt-5-mini' },
     providers,
     providerConcurrency: count(env, 'SIGHTLINE_PROVIDER_CONCURRENCY', 8, 1, 1_000),
     instanceConcurrency: count(env, 'SIGHTLINE_SAMPLER_CONCURRENCY', 32, 1, 10_000),

@@ -1,0 +1,34 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import { NotFoundError } from '../http/errors.ts';
+import { verifyDue, type VerifierDeps } from './verifier.ts';
+
+export interface VerifyResult {
+  checked: number;
+  verified: number;
+  stale: number;
+  broken: number;
+  hallucinated: number;
+  unchecked: number;
+}
+
+/**
+ * `sightline verify --project ID`: what is due now. With `wait`, this process checks every URL of
+ * the project that is due (in rounds, until none is left: a URL checked now is next due later) and
+ * counts the statuses it left them in; without, it returns at once with nothing checked yet, and a
+ * server's verifier works the queue.
+ */
+export async function verifyNow(deps: VerifierDeps, projectId: string, wait: boolean): Promise<VerifyResult> {
+  const project = await (deps.db as Kysely<DB>).selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst();
+  if (!project) throw new NotFoundError(`no project ${projectId}`);
+  const result: VerifyResult = { checked: 0, verified: 0, stale: 0, broken: 0, hallucinated: 0, unchecked: 0 };
+  if (!wait) return result;
+  for (;;) {
+    const round = await verifyDue(deps, { limit: 100, projectId });
+    if (round.length === 0) return result;
+    for (const { status } of round) {
+      result.checked++;
+      result[status as keyof Omit<VerifyResult, 'checked'>]++;
+    }
+  }
+}
