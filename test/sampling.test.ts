@@ -157,7 +157,7 @@ describe('sampling: the service asks the engines itself', () => {
     const clock = { now: new Date() };
     const dead = await claimChecks(db, { slots: 3, providers: ['serpapi'], perProvider: 10, leaseMs: 60_000, now: clock.now });
     assert.equal(dead.length, 3);
-    for (const c of dead) assert.ok('held' in (await holdCredits(db, c, clock.now)));
+    for (const hold of await holdCredits(db, dead, clock.now)) assert.ok('held' in hold);
     const later = () => new Date(Date.now() + 120_000);
     const one = startSampler({ ...deps, now: later }, { pollMs: 20 });
     const two = startSampler({ ...deps, now: later }, { pollMs: 20 });

@@ -15,21 +15,44 @@ const MAX_ANSWER = 200_000;
 const MAX_ITEMS = 200;
 const MAX_URL = 2_000;
 
+/** What a batch of check records needs from the database, read once for the batch. */
+export interface RecordLookups {
+  prompts: ReadonlyMap<string, { text: string; branded: boolean; topic: string | null }>;
+  /** The status the project knows for each page the answers cite (by its identity). */
+  statuses: ReadonlyMap<string, CitationStatus>;
+}
+
+/** The prompts of the checks and the statuses of the pages their answers cite: two statements for a batch. */
+export async function readRecordLookups(tx: Transaction<DB>, projectId: string, items: readonly { check: ClaimedCheck; answer: CheckAnswer }[]): Promise<RecordLookups> {
+  const promptIds = [...new Set(items.map((i) => i.check.promptId))];
+  const rows = promptIds.length
+    ? await tx
+        .selectFrom('prompts as p')
+        .leftJoin('topics as t', (join) => join.onRef('t.project_id', '=', 'p.project_id').onRef('t.id', '=', 'p.topic_id'))
+        .select(['p.id', 'p.text', 'p.branded', 't.name as topic'])
+        .where('p.project_id', '=', projectId)
+        .where('p.id', 'in', promptIds)
+        .execute()
+    : [];
+  const urls = [...new Set(items.flatMap((i) => ('capture' in i.answer && i.answer.capture.outcome === 'ok' ? citationsOf(i.answer.capture.citations).map((c) => c.url) : [])))];
+  const known = urls.length ? await tx.selectFrom('cited_urls').select(['url', 'status']).where('project_id', '=', projectId).where('url', 'in', urls).execute() : [];
+  return {
+    prompts: new Map(rows.map((r) => [r.id, { text: r.text, branded: r.branded, topic: r.topic ?? null }])),
+    statuses: new Map(known.map((k) => [k.url, k.status as CitationStatus])),
+  };
+}
+
 /**
  * The run a check records, as an imported run would be: the prompt's text, topic and brandedness;
  * the check's engine and location; now as its time. The answer's mentions are found in its text
- * (as for an imported run without a mention list); its citations are the links the answer shows,
- * unchecked until verified; its provenance is kept beside. Text a database cannot hold is made
- * storable, and lists are bounded as an import bounds them. Undefined when the prompt is gone.
+ * (as for an imported run without a mention list), with the sentiment scored for them; its
+ * citations are the links the answer shows, each with the status the project knows for the page
+ * (a sampled answer says nothing of whether a page exists, so a run recorded after a check never
+ * overrides it; a new page is unchecked); its provenance is kept beside. Text a database cannot hold
+ * is made storable, and lists are bounded as an import bounds them. Undefined when the prompt is gone.
  */
-export async function runRecordOf(tx: Transaction<DB>, check: ClaimedCheck, answer: CheckAnswer, now: Date): Promise<RunRecord | undefined> {
-  const prompt = await tx
-    .selectFrom('prompts as p')
-    .leftJoin('topics as t', (join) => join.onRef('t.project_id', '=', 'p.project_id').onRef('t.id', '=', 'p.topic_id'))
-    .select(['p.text', 'p.branded', 't.name as topic'])
-    .where('p.project_id', '=', check.projectId)
-    .where('p.id', '=', check.promptId)
-    .executeTakeFirst();
+export function runRecordOf(check: ClaimedCheck, answer: CheckAnswer, now: Date, lookups: RecordLookups): RunRecord | undefined {
+  const prompt = lookups.prompts.get(check.promptId);
   if (!prompt) return undefined;
   const base = {
     id: check.id,
@@ -69,7 +92,7 @@ export async function runRecordOf(tx: Transaction<DB>, check: ClaimedCheck, answ
     status: 'ok',
     answer: storable(capture.answer, MAX_ANSWER),
     ...(answer.sentiment ? { sentiment: answer.sentiment } : {}),
-    citations: await withKnownStatus(tx, check.projectId, citationsOf(capture.citations)),
+    citations: citationsOf(capture.citations).map((c) => ({ ...c, status: lookups.statuses.get(c.url) ?? 'unchecked' })),
     ads: adsOf(capture.ads),
     provenance: {
       ...provenance,
@@ -80,18 +103,6 @@ export async function runRecordOf(tx: Transaction<DB>, check: ClaimedCheck, answ
       reason: null,
     },
   };
-}
-
-/**
- * A sampled answer says nothing of whether a page exists: its citations carry the status the
- * project knows for the page (unchecked for a new one), so the run, though later than the last
- * check, never overrides what the checker found (a page's status is its latest observation).
- */
-async function withKnownStatus(tx: Transaction<DB>, projectId: string, citations: CitationInput[]): Promise<CitationInput[]> {
-  if (citations.length === 0) return citations;
-  const known = await tx.selectFrom('cited_urls').select(['url', 'status']).where('project_id', '=', projectId).where('url', 'in', citations.map((c) => c.url)).execute();
-  const status = new Map(known.map((k) => [k.url, k.status as CitationStatus]));
-  return citations.map((c) => ({ ...c, status: status.get(c.url) ?? 'unchecked' }));
 }
 
 /** The pages an engine retrieved, by their identity: evidence that they exist (verification weighs it). */

@@ -1,10 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { claimChecks, type ClaimedCheck } from './claim-checks.ts';
-import { finishCheck } from './finish-check.ts';
-import { holdCredits } from './hold-credits.ts';
+import { finishChecks, type Ending } from './finish-check.ts';
+import { holdCredits, type Hold } from './hold-credits.ts';
 import { performCheck, type PerformDeps } from './perform-check.ts';
 import type { SamplingConfig } from './providers/providers-config.ts';
+
+/** Ends of one project written in one transaction, at most. */
+const FINISH_BATCH = 64;
 
 export interface SamplerDeps extends PerformDeps {
   db: Kysely<DB>;
@@ -30,9 +33,10 @@ export interface Sampler {
 
 /**
  * The queue's worker, in the server (every due check) or in `sample --wait` (its cycle's): claims
- * due checks up to this process's limit and each provider's (claim-checks.ts), and runs each
- * through its steps: hold its credits or skip it (hold-credits.ts), ask the provider
- * (perform-check.ts), end or requeue it (finish-check.ts). Everything a check is lives in its row,
+ * due checks up to this process's limit and each provider's (claim-checks.ts), holds their credits
+ * or skips them (hold-credits.ts, one transaction for the claimed batch), asks each provider
+ * (perform-check.ts), and ends or requeues them (finish-check.ts), the ends of one project that
+ * arrive together in one transaction. Everything a check is lives in its row,
  * so a worker that dies loses nothing: its claims lapse and another worker takes them.
  */
 export function startSampler(deps: SamplerDeps, options: SamplerOptions = {}): Sampler {
@@ -52,15 +56,44 @@ export function startSampler(deps: SamplerDeps, options: SamplerOptions = {}): S
     wakeUp?.();
   };
 
-  async function handle(check: ClaimedCheck): Promise<void> {
-    const hold = await holdCredits(db, check, deps.now());
-    if ('lost' in hold) return;
-    if ('skipped' in hold) {
-      await finishCheck(db, check, { kind: 'skipped', reason: `${hold.skipped}: ${hold.message}` }, deps.now());
-      return;
+  // Ends wait here, per project, and are recorded together (finish-check.ts): one transaction for
+  // the answers that arrived while the last one was written.
+  const ending = new Map<string, { ending: Ending; done: (error?: unknown) => void }[]>();
+  const writing = new Set<string>();
+
+  function finish(ending_: Ending): Promise<void> {
+    const projectId = ending_.check.projectId;
+    return new Promise<void>((resolve, reject) => {
+      let queue = ending.get(projectId);
+      if (!queue) ending.set(projectId, (queue = []));
+      queue.push({ ending: ending_, done: (error) => (error === undefined ? resolve() : reject(error)) });
+      if (!writing.has(projectId)) void write(projectId);
+    });
+  }
+
+  async function write(projectId: string): Promise<void> {
+    writing.add(projectId);
+    try {
+      for (;;) {
+        const batch = (ending.get(projectId) ?? []).splice(0, FINISH_BATCH);
+        if (batch.length === 0) break;
+        try {
+          await finishChecks(db, projectId, batch.map((b) => b.ending), deps.now());
+          for (const b of batch) b.done();
+        } catch (error) {
+          for (const b of batch) b.done(error);
+        }
+      }
+    } finally {
+      writing.delete(projectId);
+      ending.delete(projectId);
     }
-    const end = await performCheck(deps, check);
-    await finishCheck(db, check, end, deps.now());
+  }
+
+  async function handle(check: ClaimedCheck, hold: Hold): Promise<void> {
+    if ('lost' in hold) return;
+    if ('skipped' in hold) return finish({ check, end: { kind: 'skipped', reason: `${hold.skipped}: ${hold.message}` } });
+    return finish({ check, end: await performCheck(deps, check) });
   }
 
   async function loop(): Promise<void> {
@@ -75,8 +108,15 @@ export function startSampler(deps: SamplerDeps, options: SamplerOptions = {}): S
           deps.onError(error);
         }
       }
-      for (const check of claimed) {
-        const run: Promise<void> = handle(check)
+      let holds: Hold[] = [];
+      try {
+        holds = await holdCredits(db, claimed, deps.now());
+      } catch (error) {
+        deps.onError(error);
+        claimed = []; // their claims lapse and they are claimed again
+      }
+      for (const [i, check] of claimed.entries()) {
+        const run: Promise<void> = handle(check, holds[i]!)
           .catch(deps.onError)
           .finally(() => {
             inFlight.delete(run);

@@ -45,3 +45,43 @@ export async function recordLedgerEntry(
     )
     .execute();
 }
+
+/**
+ * Several consumptions at once (a batch of answered checks): one insert of the entries and one
+ * update of the daily rollup per workspace and day, in the caller's transaction.
+ */
+export async function recordConsumptions(
+  tx: Transaction<DB>,
+  entries: readonly { workspaceId: string; credits: number; day: string; engineKey: string; run: { projectId: string; runId: string } }[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  await tx
+    .insertInto('credit_ledger')
+    .values(
+      entries.map((e) => ({
+        id: randomUUID(),
+        workspace_id: e.workspaceId,
+        kind: 'consume' as const,
+        credits: e.credits,
+        action: null,
+        engine_key: e.engineKey,
+        note: null,
+        day: e.day,
+        run_project_id: e.run.projectId,
+        run_id: e.run.runId,
+      })),
+    )
+    .execute();
+  const daily = new Map<string, { workspace_id: string; day: string; granted: number; consumed: number }>();
+  for (const e of entries) {
+    const key = `${e.workspaceId}|${e.day}`;
+    const row = daily.get(key) ?? { workspace_id: e.workspaceId, day: e.day, granted: 0, consumed: 0 };
+    row.consumed += e.credits;
+    daily.set(key, row);
+  }
+  await tx
+    .insertInto('credit_daily')
+    .values([...daily.values()])
+    .onConflict((oc) => oc.columns(['workspace_id', 'day']).doUpdateSet({ consumed: sql`credit_daily.consumed + excluded.consumed` }))
+    .execute();
+}
