@@ -19,6 +19,11 @@ import { projectRoutes } from './projects/routes.ts';
 import { topicRoutes } from './topics/routes.ts';
 import { publicTrafficRoutes, trafficRoutes } from './traffic/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
+import { accountRoutes, sessionPlugin } from './accounts/routes.ts';
+import { managementRoutes } from './management/routes.ts';
+import { createOutbound } from './outbound/outbound.ts';
+import type { ResolveMap } from './outbound/resolve-map.ts';
+import { serviceUserAgent } from './outbound/user-agent.ts';
 import { promptRoutes } from './prompts/routes.ts';
 import { runRoutes } from './runs/routes.ts';
 import { planningRoutes } from './planning/routes.ts';
@@ -40,6 +45,8 @@ export interface AppOptions {
   slowRequestMs?: number | undefined;
   /** The engines whose provider has a key (a prompt naming no engine is checked on these). */
   configuredEngines?: readonly EngineKey[] | undefined;
+  /** SIGHTLINE_RESOLVE, for the webhooks the app adds (checked by the guarded client). */
+  resolve?: ResolveMap | undefined;
 }
 
 /** Paths anyone may call, from any origin. Everything else needs a key and sends no CORS headers. */
@@ -62,6 +69,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const cache = options.redis ? layeredCache(near, redisCache(options.redis)) : near;
   const deps = { db: options.db, now: options.now ?? (() => new Date()), redis: options.redis, publicUrl: options.publicUrl, cache, engineIds, configuredEngines: options.configuredEngines ?? [] };
 
+  const webhookOutbound = createOutbound({ userAgent: serviceUserAgent(options.publicUrl ?? 'http://localhost'), resolve: options.resolve });
+  app.addHook('onClose', () => webhookOutbound.close());
+
   installErrorHandling(app);
   logRequests(app, options.slowRequestMs ?? 500);
   app.addSchema(ErrorBody);
@@ -74,6 +84,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(openApiRoute);
+  await app.register(sessionPlugin, { db: deps.db, now: deps.now, publicPaths: PUBLIC_PATHS });
+  await app.register(accountRoutes, deps);
+  await app.register(managementRoutes, { ...deps, webhookOutbound });
   await app.register(publicTrafficRoutes, deps);
 
   // Everything below needs an API key with the route's scope, and is rate limited per key.

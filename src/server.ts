@@ -32,6 +32,7 @@ export async function startServer(config: Config, print: (line: string) => void 
       print('Seeded the demo workspace. Its API keys are shown this once:');
       print(`  read:   ${demo.keys.read}`);
       print(`  ingest: ${demo.keys.ingest}   (bound to project ${demo.projectId})`);
+      if (demo.signIn) print(`  app sign-in: ${demo.signIn.email} / ${demo.signIn.password}`);
     }
     redis = config.redisUrl ? await openRedis(config.redisUrl) : undefined;
     const app = await buildApp({
@@ -41,6 +42,7 @@ export async function startServer(config: Config, print: (line: string) => void 
       trustProxy: config.trustProxy,
       slowRequestMs: config.slowRequestMs,
       configuredEngines: configuredEngines(config.sampling.providers),
+      resolve: config.resolve,
       logger: {
         level: config.logLevel,
         redact: ['req.headers.authorization'],

@@ -9,7 +9,7 @@ import { openTestDatabase } from './helpers.ts';
  * key and unique index carries the distribution column; a foreign key between distributed tables
  * carries it on both sides (docs/scaling.md has the distribution DDL).
  */
-export const REFERENCE_TABLES = new Set(['engines', 'api_keys']);
+export const REFERENCE_TABLES = new Set(['engines', 'api_keys', 'users', 'sessions']);
 export const OWN_ID: Record<string, 'workspace_id' | 'project_id'> = { workspaces: 'workspace_id', projects: 'project_id' };
 
 describe('the schema is distributable', () => {

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { Kysely } from 'kysely';
 import type { DB, ProjectRow } from '../db/types.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../http/errors.ts';
-import { findCaller, type Principal } from './find-principal.ts';
+import { findCaller, findSessionCaller, type Principal } from './find-principal.ts';
 import { matchesScope, type Scope } from './scopes.ts';
 
 declare module 'fastify' {
@@ -53,11 +53,18 @@ export const authPlugin = fp(
     app.decorateRequest('visibleProject', undefined);
     app.addHook('onRequest', async (request) => {
       const secret = bearerToken(request.headers.authorization);
+      const param = request.routeOptions.config.projectParam;
+      const wanted = param ? (request.params as Record<string, string | undefined>)[param] : undefined;
+      if (secret === undefined && request.session && request.routeOptions.config.scope === 'read' && request.headers.authorization === undefined) {
+        // The app reads the public API as its first client, signed in: a member reads its workspace.
+        const caller = await findSessionCaller(options.db, request.session, wanted !== undefined && UUID.test(wanted) ? wanted.toLowerCase() : undefined);
+        request.principal = caller.principal;
+        request.visibleProject = wanted !== undefined && UUID.test(wanted) ? caller.project : undefined;
+        return;
+      }
       if (secret === undefined) {
         throw new UnauthorizedError('missing API key: send `Authorization: Bearer <API_KEY>`');
       }
-      const param = request.routeOptions.config.projectParam;
-      const wanted = param ? (request.params as Record<string, string | undefined>)[param] : undefined;
       const caller = await findCaller(options.db, secret, wanted !== undefined && UUID.test(wanted) ? wanted.toLowerCase() : undefined);
       if (!caller) throw new UnauthorizedError('unknown or revoked API key');
       const { principal } = caller;

@@ -107,3 +107,27 @@ export async function findCaller(
         };
   return { principal, project };
 }
+
+/** Requests a minute for a signed-in person reading through the app (a page makes several). */
+export const SESSION_RATE_LIMIT = 600;
+
+/**
+ * A signed-in member as a caller of the read endpoints: their session's workspace, read scope,
+ * and the project asked for if it is the workspace's. The app is every plan's, API access or not.
+ */
+export async function findSessionCaller(db: Kysely<DB>, session: { userId: string; workspaceId: string }, projectId: string | undefined): Promise<{ principal: Principal; project: ProjectRow | null }> {
+  const workspace = await db.selectFrom('workspaces').select('data_version').where('id', '=', session.workspaceId).executeTakeFirstOrThrow();
+  const project = projectId === undefined ? undefined : await db.selectFrom('projects').selectAll().where('id', '=', projectId).where('workspace_id', '=', session.workspaceId).executeTakeFirst();
+  return {
+    principal: {
+      keyId: `session:${session.userId}`,
+      workspaceId: session.workspaceId,
+      projectId: null,
+      scopes: ['read'],
+      rateLimit: SESSION_RATE_LIMIT,
+      apiAccess: true,
+      workspaceVersion: Number(workspace.data_version),
+    },
+    project: project ? { ...project, data_version: Number(project.data_version) } : null,
+  };
+}

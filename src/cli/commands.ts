@@ -23,6 +23,7 @@ import { updateWorkspace } from '../workspaces/update-workspace.ts';
 import { booleanFlag, numberFlag, uuidFlag } from './flags.ts';
 import { idResult, list, str, table, type Command, type CommandContext, type CommandResult, type OptionSpec } from './command.ts';
 import { SAMPLING_COMMANDS } from './sampling-commands.ts';
+import { createUser } from '../accounts/create-user.ts';
 
 export type { Command, CommandContext, CommandResult };
 
@@ -298,5 +299,24 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 
+  'user create': {
+    name: 'user create',
+    options: { workspace: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
+    required: ['workspace', 'email'],
+    run: async ({ db, values }) => {
+      // The password comes on standard input (never on the command line, where `ps` shows it); one line, its end trimmed.
+      const password = (await readAll(process.stdin)).replace(/\r?\n$/, '');
+      const { id } = await createUser(db, { workspaceId: uuidFlag('workspace', str(values, 'workspace')!), email: str(values, 'email')!, password, role: str(values, 'role') ?? 'viewer' });
+      return idResult(id, 'created user');
+    },
+  },
+
   ...SAMPLING_COMMANDS,
 };
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  if ((stream as { isTTY?: boolean }).isTTY) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}

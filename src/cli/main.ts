@@ -42,6 +42,7 @@ const USAGE = `usage: sightline <command> [options] [--json]
   sample --project ID [--prompt ID] [--wait]
   providers list
   verify --project ID [--wait]
+  user create --workspace ID --email E [--role owner|viewer]   (the password on standard input)
 
 With --json each command prints exactly one JSON object on stdout. Commands and a server share the
 embedded PostgreSQL of a data directory: whichever needs it first starts it.`;

@@ -12,6 +12,7 @@ import * as trust from './migrations/2026-11-23-0009-trust.ts';
 import * as scale from './migrations/2026-11-24-0010-scale.ts';
 import * as sampling from './migrations/2026-11-25-0011-sampling.ts';
 import * as verification from './migrations/2026-11-26-0012-verification.ts';
+import * as accounts from './migrations/2026-11-27-0013-accounts.ts';
 
 /** Every migration, in order. A static list: no directory scanning, works the same everywhere. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24-0010-scale': scale,
   '2026-11-25-0011-sampling': sampling,
   '2026-11-26-0012-verification': verification,
+  '2026-11-27-0013-accounts': accounts,
 };
 
 /** The migrations' names, in order. */

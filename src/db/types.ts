@@ -17,6 +17,9 @@ export interface DB {
   prompts: PromptsTable;
   runs: RunsTable;
   checks: ChecksTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  sessions: SessionsTable;
   cited_urls: CitedUrlsTable;
   run_ads: RunAdsTable;
   run_rollup: RunRollupTable;
@@ -204,6 +207,32 @@ export interface RunsTable {
   mention_sentiments: Generated<(number | null)[]>;
   /** The pages the run cites (cited_urls ids), each once, in the order first cited. */
   cited_url_ids: Generated<string[]>;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  /** scrypt, with its parameters and salt (accounts/password.ts). */
+  password_hash: string;
+  created_at: CreatedAt;
+}
+
+export interface MembershipsTable {
+  workspace_id: string;
+  user_id: string;
+  role: 'owner' | 'viewer';
+  created_at: CreatedAt;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the cookie's token: the token itself is never stored. */
+  token_hash: string;
+  user_id: string;
+  /** The workspace the session acts in. */
+  workspace_id: string;
+  csrf_token: string;
+  created_at: CreatedAt;
+  expires_at: Date;
 }
 
 /** One check identity (prompt, engine, location, UTC day, sample): the queue and its record. */

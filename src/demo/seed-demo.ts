@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { createApiKey } from '../auth/create-api-key.ts';
@@ -10,12 +10,18 @@ import { recordRunsIn } from '../runs/record-runs.ts';
 import { utcDay } from '../usage/calendar.ts';
 import { createWorkspace } from '../workspaces/create-workspace.ts';
 import { demoProvenance, demoRunLines } from './demo-runs.ts';
+import { createUser } from '../accounts/create-user.ts';
 
 export interface DemoSeed {
   workspaceId: string;
   projectId: string;
   keys: { read: string; ingest: string };
+  /** The demo sign-in for the app: made by the start-up seeding only. */
+  signIn?: { email: string; password: string };
 }
+
+/** The demo workspace's owner, for the app. */
+export const DEMO_EMAIL = 'demo@sightline.local';
 
 /** Held while the start-up seeding decides and seeds: two instances starting at once seed once. */
 const SEED_LOCK = 0x5345_4544;
@@ -39,7 +45,10 @@ export async function seedDemoIfEmpty(db: Kysely<DB>, now: Date = new Date()): P
     await sql`select pg_advisory_xact_lock(${SEED_LOCK})`.execute(tx);
     const any = await tx.selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
     if (any) return undefined;
-    return seedIn(tx, undefined, now);
+    const seeded = await seedIn(tx, undefined, now);
+    const signIn = { email: DEMO_EMAIL, password: randomBytes(12).toString('base64url') };
+    await createUser(tx, { workspaceId: seeded.workspaceId, email: signIn.email, password: signIn.password, role: 'owner' });
+    return { ...seeded, signIn };
   });
 }
 

@@ -1,0 +1,119 @@
+import rateLimit from '@fastify/rate-limit';
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import type { DB } from '../db/types.ts';
+import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../http/errors.ts';
+import { Envelope, Uuid } from '../http/schemas.ts';
+import { readCookies, sessionCookie } from './cookies.ts';
+import { findSession, SESSION_COOKIE, SESSION_MS, signIn, signOut, type Session } from './sessions.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in person's session, when the request carries a live session cookie. */
+    session: Session | null;
+  }
+}
+
+/** Sign-ins per address and email a minute: enough for a typo or two, not for guessing. */
+export const SIGN_IN_PER_MINUTE = 10;
+
+const SessionView = Type.Object(
+  {
+    userId: Uuid,
+    email: Type.String(),
+    workspaceId: Uuid,
+    role: Type.Union([Type.Literal('owner'), Type.Literal('viewer')]),
+    csrfToken: Type.String({ description: 'send it as `x-csrf-token` on every request that changes something' }),
+    expiresAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Session' },
+);
+
+const view = (s: Session) => ({ userId: s.userId, email: s.email, workspaceId: s.workspaceId, role: s.role, csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString() });
+
+/** Whether the service is reached over HTTPS (directly or, trusted, through a proxy). */
+const secureOf = (request: FastifyRequest, publicUrl: string | undefined) => request.protocol === 'https' || (publicUrl?.startsWith('https:') ?? false);
+
+/**
+ * Reads the session cookie of every request (request.session), and refuses a request that changes
+ * something on the strength of the cookie (no API key) without the session's CSRF token in
+ * `x-csrf-token`: a form another site posts carries the cookie but cannot read the token. Signing
+ * in, and the public paths (the beacon), are not the session's.
+ */
+export const sessionPlugin = fp(
+  async (app: FastifyInstance, options: { db: Kysely<DB>; now: () => Date; publicPaths: ReadonlySet<string> }) => {
+    app.decorateRequest('session', null);
+    app.addHook('onRequest', async (request) => {
+      const token = readCookies(request.headers.cookie).get(SESSION_COOKIE);
+      if (token === undefined) return;
+      request.session = (await findSession(options.db, token, options.now())) ?? null;
+      const path = (request.url ?? '').split('?')[0] ?? '';
+      const changes = !['GET', 'HEAD', 'OPTIONS'].includes(request.method);
+      const exempt = request.headers.authorization !== undefined || options.publicPaths.has(path) || (path === '/app/session' && request.method === 'POST');
+      if (request.session && changes && !exempt && request.headers['x-csrf-token'] !== request.session.csrfToken) {
+        throw new ForbiddenError("missing or wrong CSRF token: send the session's `csrfToken` as `x-csrf-token`");
+      }
+    });
+  },
+  { name: 'sightline-session' },
+);
+
+/** Sign-in, the session, sign-out (operations.md section 8). */
+export async function accountRoutes(app: FastifyInstance, options: { db: Kysely<DB>; now: () => Date; redis: Redis | undefined; publicUrl: string | undefined }): Promise<void> {
+  const { db, now } = options;
+  await app.register(rateLimit, {
+    global: false,
+    // After the body is parsed: the limit counts an address and an email together.
+    hook: 'preValidation',
+    ...(options.redis ? { redis: options.redis, nameSpace: 'sightline-signin-', skipOnError: true } : {}),
+    addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
+    addHeaders: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false, 'retry-after': true },
+    errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
+  });
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  typed.post(
+    '/app/session',
+    {
+      config: {
+        rateLimit: {
+          max: SIGN_IN_PER_MINUTE,
+          timeWindow: 60_000,
+          keyGenerator: (request: FastifyRequest) => `${request.ip}|${String((request.body as { email?: unknown } | undefined)?.email ?? '').toLowerCase()}`,
+        },
+      },
+      schema: {
+        summary: 'Sign in with an email and a password: sets the session cookie',
+        tags: ['app'],
+        body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1000 }), workspaceId: Type.Optional(Uuid) }),
+        response: { 200: Envelope(SessionView) },
+      },
+    },
+    async (request, reply) => {
+      const signed = await signIn(db, request.body.email, request.body.password, now(), request.body.workspaceId?.toLowerCase());
+      if (!signed) throw new UnauthorizedError('wrong email or password');
+      void reply.header('set-cookie', sessionCookie(SESSION_COOKIE, signed.token, { secure: secureOf(request, options.publicUrl), maxAgeSeconds: SESSION_MS / 1000 }));
+      return { data: view(signed.session) };
+    },
+  );
+
+  typed.get(
+    '/app/session',
+    { schema: { summary: 'The signed-in session', tags: ['app'], response: { 200: Envelope(SessionView) } } },
+    async (request) => {
+      if (!request.session) throw new UnauthorizedError('not signed in');
+      return { data: view(request.session) };
+    },
+  );
+
+  typed.delete('/app/session', { schema: { summary: 'Sign out', tags: ['app'] } }, async (request, reply: FastifyReply) => {
+    const token = readCookies(request.headers.cookie).get(SESSION_COOKIE);
+    if (token !== undefined && request.session) await signOut(db, token);
+    void reply.header('set-cookie', sessionCookie(SESSION_COOKIE, '', { secure: secureOf(request, options.publicUrl), maxAgeSeconds: 0 }));
+    return reply.code(204).send();
+  });
+}
