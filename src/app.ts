@@ -21,6 +21,8 @@ import { publicTrafficRoutes, trafficRoutes } from './traffic/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
 import { accountRoutes, sessionPlugin } from './accounts/routes.ts';
 import { managementRoutes } from './management/routes.ts';
+import { mcpRoutes } from './mcp/routes.ts';
+import type { ToolDeps } from './mcp/tools.ts';
 import { createOutbound } from './outbound/outbound.ts';
 import type { ResolveMap } from './outbound/resolve-map.ts';
 import { serviceUserAgent } from './outbound/user-agent.ts';
@@ -47,6 +49,9 @@ export interface AppOptions {
   configuredEngines?: readonly EngineKey[] | undefined;
   /** SIGHTLINE_RESOLVE, for the webhooks the app adds (checked by the guarded client). */
   resolve?: ResolveMap | undefined;
+  /** What MCP's sample_now (without dryRun) queues with and verify_now checks with; absent: they plan and report only. */
+  sampler?: ToolDeps['sampler'];
+  verifier?: ToolDeps['verifier'];
 }
 
 /** Paths anyone may call, from any origin. Everything else needs a key and sends no CORS headers. */
@@ -104,6 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await authenticated.register(runRoutes, deps);
     await authenticated.register(planningRoutes, deps);
     await authenticated.register(verificationRoutes, deps);
+    await authenticated.register(mcpRoutes, { ...deps, sampler: options.sampler, verifier: options.verifier });
   });
 
   return app;

@@ -35,6 +35,13 @@ export async function startServer(config: Config, print: (line: string) => void 
       if (demo.signIn) print(`  app sign-in: ${demo.signIn.email} / ${demo.signIn.password}`);
     }
     redis = config.redisUrl ? await openRedis(config.redisUrl) : undefined;
+    // Outbound clients: the public address may not be known before listening, so the user agent names the configured one.
+    const userAgent = serviceUserAgent(config.publicUrl ?? `http://${config.host}:${config.port}`);
+    const outbound = createOutbound({ userAgent, resolve: config.resolve });
+    // Provider calls get their own client: the base URLs the operator configured may be private (a gateway, a local fake); webhooks' may not.
+    const providerOutbound = createOutbound({ userAgent, resolve: config.resolve, trusted: providerOrigins(config.sampling.providers) });
+    const sampling = { outbound: providerOutbound, sampling: config.sampling, providers: config.sampling.providers, adapters: ENGINE_ADAPTERS, now: () => new Date() };
+    const verification = { check: createChecker(outbound), dnsWorks: dnsHealth(outbound), now: () => new Date(), recheckDays: config.verification.recheckDays, concurrency: config.verification.concurrency };
     const app = await buildApp({
       db: database.db,
       redis,
@@ -43,6 +50,8 @@ export async function startServer(config: Config, print: (line: string) => void 
       slowRequestMs: config.slowRequestMs,
       configuredEngines: configuredEngines(config.sampling.providers),
       resolve: config.resolve,
+      sampler: { ...sampling, db: database.db },
+      verifier: { ...verification, db: database.db },
       logger: {
         level: config.logLevel,
         redact: ['req.headers.authorization'],
@@ -51,16 +60,13 @@ export async function startServer(config: Config, print: (line: string) => void 
       },
     });
     const address = await app.listen({ port: config.port, host: config.host });
-    const outbound = createOutbound({ userAgent: serviceUserAgent(config.publicUrl ?? address), resolve: config.resolve });
-    // Provider calls get their own client: the base URLs the operator configured may be private (a gateway, a local fake); webhooks' may not.
-    const providerOutbound = createOutbound({ userAgent: serviceUserAgent(config.publicUrl ?? address), resolve: config.resolve, trusted: providerOrigins(config.sampling.providers) });
-    const sampling = config.sampling.enabled
-      ? { outbound: providerOutbound, sampling: config.sampling, providers: config.sampling.providers, adapters: ENGINE_ADAPTERS, now: () => new Date() }
-      : undefined;
-    const verification = config.verification.enabled
-      ? { check: createChecker(outbound), dnsWorks: dnsHealth(outbound), now: () => new Date(), recheckDays: config.verification.recheckDays, concurrency: config.verification.concurrency }
-      : undefined;
-    const stopWorkers = startWorkers(database.db, outbound, (error) => app.log.error({ err: error }, 'background work failed'), sampling, verification);
+    const stopWorkers = startWorkers(
+      database.db,
+      outbound,
+      (error) => app.log.error({ err: error }, 'background work failed'),
+      config.sampling.enabled ? sampling : undefined,
+      config.verification.enabled ? verification : undefined,
+    );
     const url = config.publicUrl ?? address;
     print(`Sightline is listening on ${address} (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL server'}${redis ? ', Redis rate limits' : ''})`);
     return {

@@ -19,6 +19,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a route needs. A route in the authenticated scope without one is refused. */
     scope?: Scope;
+    /** Instead of `scope`: any of these will do (the MCP endpoint: `mcp` or `mcp:write`). */
+    anyScope?: readonly Scope[];
     /** The path parameter holding the project id, for routes about one project. */
     projectParam?: string;
   }
@@ -71,9 +73,9 @@ export const authPlugin = fp(
       if (!principal.apiAccess) {
         throw new ForbiddenError("this workspace's plan has no API access; upgrade the plan to use the API");
       }
-      const required = request.routeOptions.config.scope;
-      if (!matchesScope(principal.scopes, required)) {
-        throw new ForbiddenError(`this key lacks the \`${required ?? 'unknown'}\` scope this endpoint needs`);
+      const { scope: required, anyScope } = request.routeOptions.config;
+      if (anyScope ? !anyScope.some((s) => matchesScope(principal.scopes, s)) : !matchesScope(principal.scopes, required)) {
+        throw new ForbiddenError(`this key lacks the \`${anyScope ? anyScope.join('` or `') : (required ?? 'unknown')}\` scope this endpoint needs`);
       }
       request.principal = principal;
       request.visibleProject = wanted !== undefined && UUID.test(wanted) ? caller.project : undefined;

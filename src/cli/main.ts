@@ -43,6 +43,7 @@ const USAGE = `usage: sightline <command> [options] [--json]
   providers list
   verify --project ID [--wait]
   user create --workspace ID --email E [--role owner|viewer]   (the password on standard input)
+  mcp                       the MCP tool server on standard input and output (key in SIGHTLINE_API_KEY)
 
 With --json each command prints exactly one JSON object on stdout. Commands and a server share the
 embedded PostgreSQL of a data directory: whichever needs it first starts it.`;
@@ -70,7 +71,7 @@ export async function runCli(argv: string[], io: CliIo, config: Config = loadCon
     try {
       await migrateToLatest(database.db);
       const result = await command.run({ db: database.db, config, values, positionals, now: new Date() });
-      io.out(json ? JSON.stringify(result.json) : result.text);
+      if (json || result.text !== '') io.out(json ? JSON.stringify(result.json) : result.text);
       return 0;
     } finally {
       await closeQuietly(database);

@@ -14,6 +14,7 @@ import { sampleNow } from '../sampling/sample-now.ts';
 import { createChecker } from '../verification/checker.ts';
 import { dnsHealth } from '../verification/dns-health.ts';
 import { verifyNow } from '../verification/verify-now.ts';
+import { serveMcpOverStdio } from '../mcp/stdio.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { booleanFlag, numberFlag, uuidFlag } from './flags.ts';
 import { idResult, list, str, table, type Command, type OptionSpec, type Values } from './command.ts';
@@ -151,6 +152,33 @@ export const SAMPLING_COMMANDS: Record<string, Command> = {
       } finally {
         await outbound.close();
       }
+    },
+  },
+
+  mcp: {
+    name: 'mcp',
+    options: {},
+    run: async ({ db, config }) => {
+      const providerOutbound = createOutbound({ userAgent: serviceUserAgent(config.publicUrl ?? 'http://localhost'), resolve: config.resolve, trusted: providerOrigins(config.sampling.providers) });
+      const outbound = createOutbound({ userAgent: serviceUserAgent(config.publicUrl ?? 'http://localhost'), resolve: config.resolve });
+      const engineIds = new Set((await db.selectFrom('engines').select('id').execute()).map((e) => e.id));
+      try {
+        await serveMcpOverStdio(
+          {
+            db,
+            now: () => new Date(),
+            engineIds,
+            configuredEngines: configuredEngines(config.sampling.providers),
+            sampler: { db, outbound: providerOutbound, sampling: config.sampling, providers: config.sampling.providers, adapters: ENGINE_ADAPTERS, now: () => new Date() },
+            verifier: { db, check: createChecker(outbound), dnsWorks: dnsHealth(outbound), now: () => new Date(), recheckDays: config.verification.recheckDays, concurrency: config.verification.concurrency },
+          },
+          process.env.SIGHTLINE_API_KEY,
+        );
+      } finally {
+        await outbound.close();
+        await providerOutbound.close();
+      }
+      return { json: { stopped: true }, text: '' };
     },
   },
 

@@ -13,6 +13,7 @@ import * as scale from './migrations/2026-11-24-0010-scale.ts';
 import * as sampling from './migrations/2026-11-25-0011-sampling.ts';
 import * as verification from './migrations/2026-11-26-0012-verification.ts';
 import * as accounts from './migrations/2026-11-27-0013-accounts.ts';
+import * as mcp from './migrations/2026-11-28-0014-mcp.ts';
 
 /** Every migration, in order. A static list: no directory scanning, works the same everywhere. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25-0011-sampling': sampling,
   '2026-11-26-0012-verification': verification,
   '2026-11-27-0013-accounts': accounts,
+  '2026-11-28-0014-mcp': mcp,
 };
 
 /** The migrations' names, in order. */

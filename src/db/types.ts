@@ -20,6 +20,7 @@ export interface DB {
   users: UsersTable;
   memberships: MembershipsTable;
   sessions: SessionsTable;
+  mcp_idempotency: McpIdempotencyTable;
   cited_urls: CitedUrlsTable;
   run_ads: RunAdsTable;
   run_rollup: RunRollupTable;
@@ -207,6 +208,14 @@ export interface RunsTable {
   mention_sentiments: Generated<(number | null)[]>;
   /** The pages the run cites (cited_urls ids), each once, in the order first cited. */
   cited_url_ids: Generated<string[]>;
+}
+
+export interface McpIdempotencyTable {
+  workspace_id: string;
+  key: string;
+  tool: string;
+  result: unknown;
+  created_at: CreatedAt;
 }
 
 export interface UsersTable {

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FastifyInstance } from 'fastify';
+import { createApiKey } from '../src/auth/create-api-key.ts';
+import { seedDemo } from '../src/demo/seed-demo.ts';
+import { bearer, openTestDatabase, testApp } from './helpers.ts';
+import { cliEnv, json, ROOT, scratchDataDir } from './processes.ts';
+import type { Database } from '../src/db/database.ts';
+
+const NOW = new Date('2026-11-22T12:00:00Z');
+
+type ToolResult = { isError?: boolean; structuredContent?: any };
+
+describe('the MCP tool server', () => {
+  let database: Database;
+  let app: FastifyInstance;
+  let url: string;
+  let projectId: string;
+  let workspaceId: string;
+  let readKey: string;
+  const keys: Record<string, string> = {};
+
+  before(async () => {
+    database = await openTestDatabase();
+    const demo = await seedDemo(database.db, { now: NOW });
+    projectId = demo.projectId;
+    workspaceId = demo.workspaceId;
+    readKey = demo.keys.read;
+    for (const scopes of [['mcp'], ['mcp', 'mcp:write'], ['read']]) keys[scopes.join('+')] = (await createApiKey(database.db, { workspaceId, scopes })).key;
+    app = await testApp(database.db, { now: () => NOW, configuredEngines: ['perplexity', 'copilot'] });
+    url = await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  after(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  const connect = async (key: string) => {
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    return client;
+  };
+  const get = async (path: string) => (await app.inject({ url: path, headers: bearer(readKey) })).json().data;
+
+  test('the read tools answer what the HTTP endpoints answer, number for number', async () => {
+    const client = await connect(keys.mcp!);
+    try {
+      const tools = (await client.listTools()).tools;
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['get_changes', 'get_citations', 'get_ranking', 'get_run', 'get_traffic', 'get_usage', 'get_visibility_timeseries', 'list_projects', 'list_prompts', 'list_runs']);
+      assert.ok(tools.every((t) => t.annotations?.readOnlyHint === true && t.description!.length > 40));
+      const ranking = tools.find((t) => t.name === 'get_ranking')!;
+      assert.deepEqual(Object.keys(ranking.inputSchema.properties!).sort(), ['branded', 'engineId', 'from', 'location', 'projectId', 'to', 'topicId']);
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const result = (await client.callTool({ name, arguments: args })) as ToolResult;
+        assert.ok(!result.isError, JSON.stringify(result.structuredContent));
+        return result.structuredContent;
+      };
+      const base = `/api/v1/projects/${projectId}`;
+      assert.deepEqual(await call('list_projects', {}), await get('/api/v1/projects'));
+      assert.deepEqual(await call('get_ranking', { projectId }), await get(`${base}/visibility/ranking`));
+      assert.deepEqual(await call('get_visibility_timeseries', { projectId, from: '2026-11-01', branded: 'true' }), await get(`${base}/visibility/timeseries?from=2026-11-01&branded=true`));
+      assert.deepEqual(await call('get_citations', { projectId }), await get(`${base}/citations`));
+      assert.deepEqual(await call('get_changes', { projectId }), await get(`${base}/changes`));
+      assert.deepEqual(await call('get_traffic', { projectId }), await get(`${base}/traffic`));
+      assert.deepEqual(await call('get_usage', {}), await get('/api/v1/usage'));
+      assert.deepEqual(await call('list_prompts', { projectId }), await get(`${base}/prompts`));
+      const runs = await call('list_runs', { projectId, limit: 5 });
+      assert.deepEqual(runs, await get(`${base}/runs?limit=5`));
+      assert.deepEqual(await call('get_run', { projectId, runId: runs.runs[0].id }), await get(`${base}/runs/${runs.runs[0].id}`));
+      // Bad arguments and unknown projects answer the error body, as the HTTP endpoints do.
+      const bad = (await client.callTool({ name: 'get_ranking', arguments: { projectId, from: 'yesterday' } })) as ToolResult;
+      assert.equal(bad.isError, true);
+      assert.equal(bad.structuredContent.error.code, 'bad_request');
+      const unknown = (await client.callTool({ name: 'get_ranking', arguments: { projectId: '00000000-0000-4000-8000-000000000000' } })) as ToolResult;
+      assert.equal(unknown.structuredContent.error.code, 'not_found');
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('auth: no key 401, a key without an mcp scope 403; mcp reads, mcp:write also writes', async () => {
+    const none = await fetch(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    assert.equal(none.status, 401);
+    assert.equal(((await none.json()) as { error: { code: string } }).error.code, 'unauthorized');
+    const read = await fetch(`${url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${keys.read}`, 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(read.status, 403);
+    const reader = await connect(keys.mcp!);
+    try {
+      const denied = (await reader.callTool({ name: 'add_prompt', arguments: { projectId, text: 'not allowed' } })) as ToolResult;
+      assert.equal(denied.isError, true);
+      assert.equal(denied.structuredContent.error.code, 'forbidden');
+    } finally {
+      await reader.close();
+    }
+    const writer = await connect(keys['mcp+mcp:write']!);
+    try {
+      const names = (await writer.listTools()).tools.map((t) => t.name);
+      assert.ok(['add_prompt', 'update_prompt', 'remove_prompt', 'add_competitor', 'sample_now', 'verify_now'].every((n) => names.includes(n)));
+      const args = { projectId, text: 'crm for agencies', engines: ['copilot'], locations: ['US'], samples: 2, idempotencyKey: 'add-1' };
+      const first = (await writer.callTool({ name: 'add_prompt', arguments: args })) as ToolResult;
+      const again = (await writer.callTool({ name: 'add_prompt', arguments: args })) as ToolResult;
+      assert.ok(!first.isError, JSON.stringify(first.structuredContent));
+      assert.deepEqual(again.structuredContent, first.structuredContent, 'the same idempotency key answers the same, changing nothing');
+      const dry = (await writer.callTool({ name: 'sample_now', arguments: { projectId } })) as ToolResult;
+      assert.deepEqual(dry.structuredContent, { dryRun: true, checks: 2, skipped: 0, creditsEstimated: 2 });
+      const removed = (await writer.callTool({ name: 'remove_prompt', arguments: { promptId: first.structuredContent.id } })) as ToolResult;
+      assert.match(removed.structuredContent.removedAt, /^\d{4}-/);
+      const prompts = await client_prompts(writer);
+      assert.deepEqual(prompts, ['competitor_radar', 'weekly_pulse', 'why_not_cited']);
+    } finally {
+      await writer.close();
+    }
+  });
+
+  test('over stdio: sightline mcp with SIGHTLINE_API_KEY', async () => {
+    const dataDir = scratchDataDir('mcp-stdio');
+    const env = cliEnv(dataDir, { server: true });
+    try {
+      const { id: ws } = await json(['workspace', 'create', '--name', 'Agents', '--plan', 'growth'], env);
+      const { id: project } = await json(['project', 'create', '--workspace', ws, '--name', 'Acme', '--domain', 'acme.com'], env);
+      const { key } = await json(['key', 'create', '--workspace', ws, '--scopes', 'mcp'], env);
+      const client = new Client({ name: 'test', version: '1' });
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'src', 'cli', 'main.ts'), 'mcp'], env: { ...env, SIGHTLINE_API_KEY: key } as Record<string, string> }));
+      try {
+        const listed = (await client.callTool({ name: 'list_projects', arguments: {} })) as ToolResult;
+        assert.deepEqual(listed.structuredContent.projects.map((p: { id: string }) => p.id), [project]);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+async function client_prompts(client: Client): Promise<string[]> {
+  return (await client.listPrompts()).prompts.map((p) => p.name).sort();
+}
