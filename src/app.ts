@@ -22,6 +22,8 @@ import { usageRoutes } from './usage/routes.ts';
 import { accountRoutes, sessionPlugin } from './accounts/routes.ts';
 import { managementRoutes } from './management/routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
+import { docsRoutes } from './docs/docs-routes.ts';
+import { webRoutes } from './web/routes.ts';
 import type { ToolDeps } from './mcp/tools.ts';
 import { createOutbound } from './outbound/outbound.ts';
 import type { ResolveMap } from './outbound/resolve-map.ts';
@@ -88,11 +90,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
-  await app.register(openApiRoute);
+  await app.register(openApiRoute, { publicUrl: options.publicUrl });
+  await app.register(docsRoutes);
   await app.register(sessionPlugin, { db: deps.db, now: deps.now, publicPaths: PUBLIC_PATHS });
   await app.register(accountRoutes, deps);
   await app.register(managementRoutes, { ...deps, webhookOutbound });
   await app.register(publicTrafficRoutes, deps);
+  await app.register(webRoutes, deps);
 
   // Everything below needs an API key with the route's scope, and is rate limited per key.
   await app.register(async (authenticated) => {

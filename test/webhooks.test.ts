@@ -74,9 +74,11 @@ describe('webhooks', () => {
     // The receiver is down first.
     status = 503;
     const firstPass = await deliverDue(database.db, outbound, t0);
-    assert.equal(firstPass.failed, events.length);
-    assert.equal(firstPass.delivered, 0);
-    assert.equal((await deliverDue(database.db, outbound, t0)).delivered + (await deliverDue(database.db, outbound, t0)).failed, 0, 'not due again before the backoff');
+    // deliverDue works every due delivery; on a server database other suites' webhooks may be due too.
+    assert.ok(firstPass.failed >= events.length);
+    await deliverDue(database.db, outbound, t0);
+    await deliverDue(database.db, outbound, t0);
+    // Not due again before the backoff: one attempt each, however often the worker passed.
     const pending = await database.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', hook.id).execute();
     assert.ok(pending.every((d) => d.status === 'pending' && d.attempts === 1 && d.last_error === 'HTTP 503' && d.claimed_until === null));
 
@@ -86,9 +88,9 @@ describe('webhooks', () => {
     const t1 = new Date(t0.getTime() + backoffMs(1) + 1_000);
     let delivered = 0;
     for (let pass = 0; pass < 5; pass++) delivered += (await deliverDue(database.db, outbound, t1)).delivered;
-    assert.equal(delivered, events.length);
-    assert.equal((await deliverDue(database.db, outbound, new Date(t1.getTime() + 3_600_000))).delivered, 0, 'never sent twice');
-    assert.equal(received.length, events.length);
+    assert.ok(delivered >= events.length);
+    await deliverDue(database.db, outbound, new Date(t1.getTime() + 3_600_000));
+    assert.equal(received.length, events.length, 'each once, never sent twice');
     for (const r of received) {
       const payload = JSON.parse(r.body);
       assert.equal(payload.type, 'change_event');
@@ -102,7 +104,9 @@ describe('webhooks', () => {
     // Re-detection (a re-import) sends nothing new.
     await importRuns(database.db, fx.projectId, day('2026-11-11', 1, 1));
     await publishChangeEvents(database.db, t1);
-    assert.equal((await deliverDue(database.db, outbound, new Date(t1.getTime() + 7_200_000))).delivered, 0);
+    const before = received.length;
+    await deliverDue(database.db, outbound, new Date(t1.getTime() + 7_200_000));
+    assert.equal(received.length, before);
   });
 
   test('two workers and a slow receiver: each event reaches the endpoint once, at most four at a time', async () => {

@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import type { DB } from '../db/types.ts';
+import { NotFoundError, UnauthorizedError } from '../http/errors.ts';
+import { Envelope, Uuid } from '../http/schemas.ts';
+import { utcDay } from '../usage/calendar.ts';
+import { listLocations } from './list-locations.ts';
+import { loadAssets, versionReferences, type Asset } from './load-assets.ts';
+
+/**
+ * Every page and asset of the app says: scripts, styles, images and requests from this origin
+ * only (so no inline script, no CDN), never framed by another site, no referrer to other sites.
+ */
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'; object-src 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+};
+
+const YEAR_SECONDS = 365 * 24 * 3600;
+
+/**
+ * The web app (operations.md section 8), first pages: sign-in and a project's overview. Pages are
+ * static HTML with small scripts that read the public API as signed-in members (auth-plugin.ts):
+ * every number on a page comes from the same endpoints API clients use. Assets are served from
+ * memory by this service (no CDN, no build step).
+ *
+ * `GET /` and `GET /projects/:id` answer the overview when the request carries a live session, else
+ * the sign-in page (at the same address, so a deep link survives signing in).
+ */
+export async function webRoutes(app: FastifyInstance, options: { db: Kysely<DB>; now: () => Date }): Promise<void> {
+  const { version, assets } = loadAssets(fileURLToPath(new URL('./public/', import.meta.url)));
+  const page = (name: string) => versionReferences(readFileSync(new URL(`./pages/${name}`, import.meta.url), 'utf8'), version);
+  const signInPage = page('sign-in.html');
+  const overviewPage = page('overview.html');
+
+  app.addHook('onSend', async (_request, reply) => {
+    void reply.headers(SECURITY_HEADERS);
+  });
+
+  const sendPage = (request: FastifyRequest, reply: FastifyReply) => {
+    // The server's UTC day, so the range switch counts days as the API does, whatever the browser's clock says.
+    const html = (request.session ? overviewPage : signInPage).replace('{{today}}', utcDay(options.now()));
+    // A page depends on the session cookie: never kept by a cache.
+    void reply.header('cache-control', 'no-store').header('vary', 'Cookie, Accept-Encoding').type('text/html; charset=utf-8');
+    if (accepts(request, 'gzip')) return reply.header('content-encoding', 'gzip').send(gzipSync(html));
+    return reply.send(html);
+  };
+
+  const pageSchema = { hide: true } as const;
+  app.get('/', { schema: pageSchema }, sendPage);
+  app.get('/projects/:id', { schema: pageSchema }, sendPage);
+
+  app.get<{ Params: { name: string }; Querystring: { v?: string } }>('/assets/:name', { schema: pageSchema }, async (request, reply) => {
+    const asset = assets.get(request.params.name);
+    if (!asset) throw new NotFoundError(`no asset ${request.params.name}`);
+    // Versioned references are immutable; a bare one is revalidated each time.
+    void reply
+      .header('cache-control', request.query.v === version ? `public, max-age=${YEAR_SECONDS}, immutable` : 'no-cache')
+      .header('etag', asset.etag)
+      .header('vary', 'Accept-Encoding')
+      .type(asset.type);
+    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return sendAsset(request, reply, asset);
+  });
+
+  // The location filter's choices: the analytics API has no list of locations, so the app reads them here.
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/app/web/projects/:id/locations',
+    {
+      schema: {
+        hide: true,
+        params: Type.Object({ id: Uuid }),
+        response: { 200: Envelope(Type.Object({ locations: Type.Array(Type.String()) })) },
+      },
+    },
+    async (request) => {
+      if (!request.session) throw new UnauthorizedError('not signed in');
+      return { data: { locations: await listLocations(options.db, request.session.workspaceId, request.params.id.toLowerCase()) } };
+    },
+  );
+}
+
+function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset) {
+  if (accepts(request, 'br')) return reply.header('content-encoding', 'br').send(asset.br);
+  if (accepts(request, 'gzip')) return reply.header('content-encoding', 'gzip').send(asset.gzip);
+  return reply.send(asset.body);
+}
+
+/** Whether the client takes this content coding (a `q=0` refuses it). */
+function accepts(request: FastifyRequest, coding: string): boolean {
+  const header = request.headers['accept-encoding'];
+  if (typeof header !== 'string') return false;
+  return header.split(',').some((part) => {
+    const [name, ...params] = part.trim().split(';');
+    return name?.trim().toLowerCase() === coding && !params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
+  });
+}
