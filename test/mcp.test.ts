@@ -11,6 +11,9 @@ import { seedDemo } from '../src/demo/seed-demo.ts';
 import { bearer, openTestDatabase, testApp } from './helpers.ts';
 import { cliEnv, json, ROOT, scratchDataDir } from './processes.ts';
 import type { Database } from '../src/db/database.ts';
+import { createOutbound } from '../src/outbound/outbound.ts';
+import { ENGINE_ADAPTERS } from '../src/sampling/providers/adapters.ts';
+import { loadSamplingConfig } from '../src/sampling/providers/providers-config.ts';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 
@@ -32,7 +35,12 @@ describe('the MCP tool server', () => {
     workspaceId = demo.workspaceId;
     readKey = demo.keys.read;
     for (const scopes of [['mcp'], ['mcp', 'mcp:write'], ['read']]) keys[scopes.join('+')] = (await createApiKey(database.db, { workspaceId, scopes })).key;
-    app = await testApp(database.db, { now: () => NOW, configuredEngines: ['perplexity', 'copilot'] });
+    const sampling = loadSamplingConfig({});
+    app = await testApp(database.db, {
+      now: () => NOW,
+      configuredEngines: ['perplexity', 'copilot'],
+      sampler: { db: database.db, outbound: createOutbound({ userAgent: 'test' }), sampling, providers: sampling.providers, adapters: ENGINE_ADAPTERS, now: () => NOW },
+    });
     url = await app.listen({ port: 0, host: '127.0.0.1' });
   });
   after(async () => {
@@ -115,6 +123,49 @@ describe('the MCP tool server', () => {
     } finally {
       await writer.close();
     }
+  });
+
+  test('every write tool; a project-scoped key sees only its project; a revoked key and a plan without API access are refused', async () => {
+    const writer = await connect(keys['mcp+mcp:write']!);
+    try {
+      const call = async (name: string, args: Record<string, unknown>) => (await writer.callTool({ name, arguments: args })) as ToolResult;
+      const added = await call('add_competitor', { projectId, name: 'Hooli', domain: 'hooli.com', idempotencyKey: 'hooli' });
+      assert.ok(!added.isError, JSON.stringify(added.structuredContent));
+      const ranking = await get(`/api/v1/projects/${projectId}/visibility/ranking`);
+      assert.ok(ranking.rows.some((r: { subjectId: string }) => r.subjectId === added.structuredContent.id));
+      const prompt = await call('add_prompt', { projectId, text: 'crm for dentists', engines: ['perplexity'] });
+      const updated = await call('update_prompt', { promptId: prompt.structuredContent.id, samples: 3, cadence: 'weekly' });
+      assert.deepEqual(updated.structuredContent, { id: prompt.structuredContent.id });
+      const listed = (await get(`/api/v1/projects/${projectId}/prompts`)).prompts.find((p: { id: string }) => p.id === prompt.structuredContent.id);
+      assert.equal(listed.samples, 3);
+      assert.equal(listed.cadence, 'weekly');
+      const queued = await call('sample_now', { projectId, promptId: prompt.structuredContent.id, dryRun: false });
+      assert.deepEqual(queued.structuredContent, { dryRun: false, checks: 3, ok: 0, failed: 0, noAnswer: 0, skipped: 3, creditsCharged: 0 }, 'perplexity has no key here: its 3 samples skipped, never charged')
+      const verified = await call('verify_now', { projectId });
+      assert.equal(typeof verified.structuredContent.checked, 'number');
+      const conflict = await call('remove_prompt', { promptId: prompt.structuredContent.id, idempotencyKey: 'hooli' });
+      assert.equal(conflict.structuredContent.error.code, 'conflict', 'an idempotency key is one write');
+    } finally {
+      await writer.close();
+    }
+    const other = await seedDemo(database.db, { now: NOW });
+    const scoped = (await createApiKey(database.db, { workspaceId, projectId, scopes: ['mcp'] })).key;
+    const client = await connect(scoped);
+    try {
+      const projects = ((await client.callTool({ name: 'list_projects', arguments: {} })) as ToolResult).structuredContent.projects;
+      assert.deepEqual(projects.map((p: { id: string }) => p.id), [projectId]);
+      const elsewhere = (await client.callTool({ name: 'get_ranking', arguments: { projectId: other.projectId } })) as ToolResult;
+      assert.equal(elsewhere.structuredContent.error.code, 'not_found');
+    } finally {
+      await client.close();
+    }
+    const revoked = await createApiKey(database.db, { workspaceId, scopes: ['mcp'] });
+    await database.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', revoked.id).execute();
+    const post = (key: string) => fetch(`${url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    assert.equal((await post(revoked.key)).status, 401);
+    await database.db.updateTable('workspaces').set({ plan: 'free' }).where('id', '=', other.workspaceId).execute();
+    const free = (await createApiKey(database.db, { workspaceId: other.workspaceId, scopes: ['mcp'] })).key;
+    assert.equal((await post(free)).status, 403);
   });
 
   test('over stdio: sightline mcp with SIGHTLINE_API_KEY', async () => {

@@ -8,7 +8,7 @@ import { getRanking } from '../analytics/get-ranking.ts';
 import { getSourceDomains } from '../analytics/get-source-domains.ts';
 import { listSubjects } from '../analytics/list-subjects.ts';
 import { listChanges } from '../changes/list-changes.ts';
-import { NotFoundError } from '../http/errors.ts';
+import { AppError, NotFoundError } from '../http/errors.ts';
 import { IsoDate, Uuid } from '../http/schemas.ts';
 import { addCompetitor } from '../projects/add-competitor.ts';
 import { listProjects } from '../projects/list-projects.ts';
@@ -276,7 +276,8 @@ export const TOOLS: Tool[] = [
     run: async (context, args) => {
       const project = await projectFor(context, args.projectId);
       const promptId = args.promptId === undefined ? undefined : await promptFor(context, args.promptId);
-      if (args.dryRun !== false || !context.deps.sampler) return dryRun(context, project.id, promptId);
+      if (args.dryRun !== false) return dryRun(context, project.id, promptId);
+      if (!context.deps.sampler) throw new AppError('bad_request', 'this instance has no sampling configuration: only a dry run is possible');
       return { dryRun: false, ...(await sampleNow({ ...context.deps.sampler, onError: () => undefined }, project.id, promptId, false)) };
     },
   },
