@@ -19,12 +19,15 @@ import { createProject } from '../src/projects/create-project.ts';
 import { openTestDatabase } from './helpers.ts';
 import { ROOT } from './processes.ts';
 
+/** People are one per email across workspaces: on a server database shared by the suites, each run's are its own. */
+const RUN = Math.random().toString(36).slice(2, 8);
+
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
 if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: the browser tests cannot run in CI`);
 
 const SCREENSHOTS = join(ROOT, '.tmp', 'screenshots');
-const EMAIL = 'owner@example.test';
+const EMAIL = `owner-${RUN}@example.test`;
 const PASSWORD = 'a long enough password';
 
 interface Point {
@@ -257,7 +260,7 @@ describe('the app in Chromium', { skip: available ? false : `${CHROMIUM} is not 
     const engine = engines[0];
     await page.getByText('7 days', { exact: true }).click();
     await page.waitForSelector('#chart svg[data-days="7"]');
-    await page.getByLabel('Engine').selectOption(engine.id);
+    await page.getByLabel('Engine', { exact: true }).selectOption(engine.id);
     await page.waitForURL(new RegExp(`engineId=${engine.id}`));
     await page.waitForSelector('main:not([aria-busy])');
     const short = (await api(`/api/v1/projects/${projectId}/visibility/timeseries?from=${dayBefore(6)}&to=${today}&engineId=${engine.id}`)).series as Point[];
@@ -268,7 +271,7 @@ describe('the app in Chromium', { skip: available ? false : `${CHROMIUM} is not 
 
     // A topic narrows the series below what changes are detected on: no marks, and a word why.
     const { topics } = await api(`/api/v1/projects/${projectId}/topics`);
-    await page.getByLabel('Topic').selectOption(topics[0].id);
+    await page.getByLabel('Topic', { exact: true }).selectOption(topics[0].id);
     await page.waitForURL(new RegExp(`topicId=${topics[0].id}`));
     await page.waitForSelector('main:not([aria-busy])');
     assert.equal(await page.locator('#chart g.event').count(), 0);
@@ -280,8 +283,8 @@ describe('the app in Chromium', { skip: available ? false : `${CHROMIUM} is not 
     // The address reopens the same view.
     await page.reload();
     await page.locator('#chart circle.point').first().waitFor();
-    assert.equal(await page.getByLabel('Engine').inputValue(), engine.id);
-    assert.equal(await page.getByLabel('Topic').inputValue(), topics[0].id);
+    assert.equal(await page.getByLabel('Engine', { exact: true }).inputValue(), engine.id);
+    assert.equal(await page.getByLabel('Topic', { exact: true }).inputValue(), topics[0].id);
     assert.equal(await page.locator('#range-7').isChecked(), true);
     await context.close();
   });

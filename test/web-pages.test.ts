@@ -12,6 +12,9 @@ import type { Database } from '../src/db/database.ts';
 import { seedDemo } from '../src/demo/seed-demo.ts';
 import { openTestDatabase } from './helpers.ts';
 
+/** People are one per email across workspaces: on a server database shared by the suites, each run's are its own. */
+const RUN = Math.random().toString(36).slice(2, 8);
+
 const PASSWORD = 'correct horse battery';
 
 /** The app with the web plugin: registered here only while src/app.ts does not register it yet. */
@@ -33,11 +36,11 @@ describe('the app pages', () => {
     app = await webApp(database);
     const seed = await seedDemo(database.db);
     projectId = seed.projectId;
-    await createUser(database.db, { workspaceId: seed.workspaceId, email: 'pages@example.test', password: PASSWORD, role: 'viewer' });
+    await createUser(database.db, { workspaceId: seed.workspaceId, email: `pages-${RUN}@example.test`, password: PASSWORD, role: 'viewer' });
     const other = await seedDemo(database.db);
-    await createUser(database.db, { workspaceId: other.workspaceId, email: 'other@example.test', password: PASSWORD, role: 'owner' });
-    cookie = await signIn('pages@example.test');
-    otherCookie = await signIn('other@example.test');
+    await createUser(database.db, { workspaceId: other.workspaceId, email: `other-${RUN}@example.test`, password: PASSWORD, role: 'owner' });
+    cookie = await signIn(`pages-${RUN}@example.test`);
+    otherCookie = await signIn(`other-${RUN}@example.test`);
   });
   after(async () => {
     await app?.close();
@@ -76,6 +79,64 @@ describe('the app pages', () => {
     assert.match(html, /<button id="sign-out" type="button">Sign out<\/button>/);
     assert.match(html, /<script type="module" src="\/assets\/overview\.js\?v=[0-9a-f]{12}"><\/script>/);
     assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
+  });
+
+  const PAGES = [
+    ['', 'overview', 'Overview'],
+    ['/citations', 'citations', 'Citations'],
+    ['/changes', 'changes', 'Changes'],
+    ['/traffic', 'traffic', 'Traffic'],
+    ['/prompts', 'prompts', 'Prompts &amp; runs'],
+    ['/runs/00000000-0000-4000-8000-000000000000', 'run', 'Prompts &amp; runs'],
+    ['/settings', 'settings', 'Settings'],
+  ] as const;
+
+  test("every page address answers its page signed in (its link in the navigation marked), the sign-in page signed out", async () => {
+    for (const [suffix, script, current] of PAGES) {
+      const url = `/projects/${projectId}${suffix}`;
+      const signedOut = await app.inject({ url });
+      assert.equal(signedOut.statusCode, 200, url);
+      assert.match(signedOut.body, /<button type="submit" class="primary">Sign in<\/button>/, url);
+      const page = await app.inject({ url, headers: { cookie } });
+      assert.equal(page.statusCode, 200, url);
+      assert.equal(page.headers['cache-control'], 'no-store');
+      assert.equal(page.headers['content-security-policy'], "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'; object-src 'none'");
+      assert.match(page.body, new RegExp(`<script type="module" src="/assets/${script}\\.js\\?v=[0-9a-f]{12}"></script>`), url);
+      assert.match(page.body, /<meta name="sightline-today" content="\d{4}-\d{2}-\d{2}">/, url);
+      assert.deepEqual([...page.body.matchAll(/<a data-nav="[a-z]+" aria-current="page">([^<]+)<\/a>/g)].map((m) => m[1]), [current], url);
+      assert.equal((page.body.match(/<nav class="pages"/g) ?? []).length, 1, `${url}: the navigation once`);
+      assert.doesNotMatch(page.body, /<!--#/, `${url}: every shared piece put in`);
+      assert.doesNotMatch(page.body, /<script(?![^>]*\bsrc=)[^>]*>/, `${url}: no inline script`);
+      assert.doesNotMatch(page.body, /\sstyle=/, `${url}: no style attribute (the CSP refuses them)`);
+      assert.doesNotMatch(page.body, /(?:src|href)="https?:/, `${url}: nothing from another origin`);
+    }
+    // The settings before any project (to create the first one).
+    const settings = await app.inject({ url: '/settings', headers: { cookie } });
+    assert.match(settings.body, /src="\/assets\/settings\.js\?v=/);
+  });
+
+  test('every page is light: HTML, CSS and every script it loads under 24 kB gzipped', async (t) => {
+    const gzipped = async (url: string) => (await app.inject({ url, headers: { cookie, 'accept-encoding': 'gzip' } })).rawPayload;
+    const weights: Record<string, number> = {};
+    for (const [suffix, script] of PAGES) {
+      const html = (await app.inject({ url: `/projects/${projectId}${suffix}`, headers: { cookie } })).body;
+      const assets = new Set([...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!));
+      // Scripts import scripts: follow them.
+      const queue = [...assets].filter((a) => a.includes('.js'));
+      while (queue.length) {
+        const body = (await app.inject({ url: queue.pop()! })).body;
+        for (const [, name] of body.matchAll(/from '\.\/([a-z0-9-]+\.js\?v=[0-9a-f]+)'/g)) {
+          const url = `/assets/${name}`;
+          if (!assets.has(url)) queue.push(url);
+          assets.add(url);
+        }
+      }
+      let total = (await gzipped(`/projects/${projectId}${suffix}`)).length;
+      for (const asset of assets) total += (await gzipped(asset)).length;
+      weights[script] = total;
+      assert.ok(total < 24_000, `${script}: ${total} bytes gzipped`);
+    }
+    t.diagnostic(`gzipped bytes per page: ${JSON.stringify(weights)}`);
   });
 
   test('assets: versioned ones kept a year, bare ones revalidated, compressed, 304 on a match', async () => {

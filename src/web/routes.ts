@@ -24,28 +24,43 @@ const SECURITY_HEADERS = {
 
 const YEAR_SECONDS = 365 * 24 * 3600;
 
+/** A project's pages: the address under `/projects/:id` and the page (pages/<name>.html) it answers. */
+const PROJECT_PAGES = [
+  ['', 'overview'],
+  ['/citations', 'citations'],
+  ['/changes', 'changes'],
+  ['/traffic', 'traffic'],
+  ['/prompts', 'prompts'],
+  ['/runs/:runId', 'run'],
+  ['/settings', 'settings'],
+] as const;
+
+type PageName = (typeof PROJECT_PAGES)[number][1];
+
 /**
- * The web app (operations.md section 8), first pages: sign-in and a project's overview. Pages are
- * static HTML with small scripts that read the public API as signed-in members (auth-plugin.ts):
- * every number on a page comes from the same endpoints API clients use. Assets are served from
- * memory by this service (no CDN, no build step).
+ * The web app (operations.md section 8): sign-in, then per project the overview, citations, changes,
+ * traffic, prompts and runs (with each run's detail), and the workspace's settings. Pages are static
+ * HTML with small scripts that read the public API as signed-in members (auth-plugin.ts), and the
+ * management API for settings: every number on a page comes from the same endpoints API clients
+ * use. Assets are served from memory by this service (no CDN, no build step).
  *
- * `GET /` and `GET /projects/:id` answer the overview when the request carries a live session, else
- * the sign-in page (at the same address, so a deep link survives signing in).
+ * Every page address answers its page when the request carries a live session, else the sign-in
+ * page (at the same address, so a deep link survives signing in).
  */
 export async function webRoutes(app: FastifyInstance, options: { db: Kysely<DB>; now: () => Date }): Promise<void> {
   const { version, assets } = loadAssets(fileURLToPath(new URL('./public/', import.meta.url)));
-  const page = (name: string) => versionReferences(readFileSync(new URL(`./pages/${name}`, import.meta.url), 'utf8'), version);
-  const signInPage = page('sign-in.html');
-  const overviewPage = page('overview.html');
+  const read = (name: string) => readFileSync(new URL(`./pages/${name}`, import.meta.url), 'utf8');
+  const signInPage = versionReferences(read('sign-in.html'), version);
+  const partials = { header: read('partials/header.html'), range: read('partials/range.html'), filters: read('partials/filters.html') };
+  const pages = new Map<PageName, string>(PROJECT_PAGES.map(([, name]) => [name, versionReferences(composePage(read(`${name}.html`), name, partials), version)]));
 
   app.addHook('onSend', async (_request, reply) => {
     void reply.headers(SECURITY_HEADERS);
   });
 
-  const sendPage = (request: FastifyRequest, reply: FastifyReply) => {
+  const sendPage = (name: PageName) => (request: FastifyRequest, reply: FastifyReply) => {
     // The server's UTC day, so the range switch counts days as the API does, whatever the browser's clock says.
-    const html = (request.session ? overviewPage : signInPage).replace('{{today}}', utcDay(options.now()));
+    const html = (request.session ? pages.get(name)! : signInPage).replace('{{today}}', utcDay(options.now()));
     // A page depends on the session cookie: never kept by a cache.
     void reply.header('cache-control', 'no-store').header('vary', 'Cookie, Accept-Encoding').type('text/html; charset=utf-8');
     if (accepts(request, 'gzip')) return reply.header('content-encoding', 'gzip').send(gzipSync(html));
@@ -53,8 +68,10 @@ export async function webRoutes(app: FastifyInstance, options: { db: Kysely<DB>;
   };
 
   const pageSchema = { hide: true } as const;
-  app.get('/', { schema: pageSchema }, sendPage);
-  app.get('/projects/:id', { schema: pageSchema }, sendPage);
+  app.get('/', { schema: pageSchema }, sendPage('overview'));
+  // Settings before any project exists (creating the first one).
+  app.get('/settings', { schema: pageSchema }, sendPage('settings'));
+  for (const [suffix, name] of PROJECT_PAGES) app.get(`/projects/:id${suffix}`, { schema: pageSchema }, sendPage(name));
 
   app.get<{ Params: { name: string }; Querystring: { v?: string } }>('/assets/:name', { schema: pageSchema }, async (request, reply) => {
     const asset = assets.get(request.params.name);
@@ -84,6 +101,17 @@ export async function webRoutes(app: FastifyInstance, options: { db: Kysely<DB>;
       return { data: { locations: await listLocations(options.db, request.session.workspaceId, request.params.id.toLowerCase()) } };
     },
   );
+}
+
+/**
+ * A page with its shared pieces put in at start-up (still static: nothing of a request's goes in but
+ * the day): `<!--#header-->` (the top bar and the project's navigation, this page's link marked
+ * current), `<!--#range-->` and `<!--#filters-->` (the range switch and the analytics filters).
+ */
+function composePage(html: string, name: PageName, partials: { header: string; range: string; filters: string }): string {
+  const current = name === 'run' ? 'prompts' : name;
+  const header = partials.header.replace(`data-nav="${current}"`, `data-nav="${current}" aria-current="page"`);
+  return html.replace('<!--#header-->', header).replace('<!--#range-->', partials.range).replace('<!--#filters-->', partials.filters);
 }
 
 function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset) {

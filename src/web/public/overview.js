@@ -1,191 +1,81 @@
 // A project's overview: the visibility chart and the ranking, under a range switch and the filters.
 // Every number comes from the public read API (/api/v1), read with the session cookie. The
-// state lives in the address (/projects/<id>?range=&engineId=&topicId=&location=&branded=).
-import { api, ApiError } from './api.js';
+// state lives in the address (shell.js); a chart point opens that day's runs.
+import { api } from './api.js';
 import { drawChart, formatDay, subjectColor } from './chart.js';
+import { bindFilters, engines, failure, filterQuery, latest, loadFilterChoices, pageHref, rangeOf, readAddress, startShell, status, writeAddress } from './shell.js';
+import { $, swatch } from './ui.js';
 
-const $ = (id) => document.getElementById(id);
-const TODAY = document.querySelector('meta[name="sightline-today"]').content;
-const RANGES = [7, 28, 90];
-const FILTERS = ['engineId', 'topicId', 'location', 'branded'];
 const VISIBILITY_KINDS = new Set(['visibility_gained', 'visibility_dropped']);
 
-const state = { projectId: null, range: 28, engineId: '', topicId: '', location: '', branded: '' };
-let session = null;
-let generation = 0;
-let inflight = null;
+const state = readAddress();
 let drawn = null;
-/** The engines' labels by id, once read: change events name their engine by label. */
-let engineLabels = Promise.resolve(new Map());
-
-function readAddress() {
-  const match = /^\/projects\/([^/]+)\/?$/.exec(location.pathname);
-  state.projectId = match ? decodeURIComponent(match[1]) : null;
-  const query = new URLSearchParams(location.search);
-  const range = Number(query.get('range'));
-  state.range = RANGES.includes(range) ? range : 28;
-  for (const key of FILTERS) state[key] = query.get(key) ?? '';
-}
-
-function writeAddress() {
-  const query = new URLSearchParams();
-  if (state.range !== 28) query.set('range', String(state.range));
-  for (const key of FILTERS) if (state[key]) query.set(key, state[key]);
-  const search = query.toString();
-  history.replaceState(null, '', `/projects/${encodeURIComponent(state.projectId)}${search ? `?${search}` : ''}`);
-}
-
-function addDays(day, n) {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + n);
-  return date.toISOString().slice(0, 10);
-}
-
-const rangeOf = () => ({ from: addDays(TODAY, -(state.range - 1)), to: TODAY });
-
-function query(extra = {}) {
-  const q = new URLSearchParams(rangeOf());
-  for (const key of FILTERS) if (state[key]) q.set(key, state[key]);
-  for (const [key, value] of Object.entries(extra)) q.set(key, value);
-  return q.toString();
-}
-
-function status(message, kind = '') {
-  const node = $('status');
-  node.textContent = message;
-  node.className = `status ${kind}`.trim();
-}
-
-function option(value, label) {
-  const node = document.createElement('option');
-  node.value = value;
-  node.textContent = label;
-  return node;
-}
-
-/** Fills a filter's choices after its "all" option; a value from the address that is not offered stays selectable. */
-function fillSelect(select, choices, value) {
-  const all = select.options[0];
-  select.replaceChildren(all, ...choices.map((c) => option(c.value, c.label)));
-  if (value && !choices.some((c) => c.value === value)) select.append(option(value, value));
-  select.value = value;
-}
-
-function syncForm() {
-  for (const input of document.querySelectorAll('input[name="range"]')) input.checked = Number(input.value) === state.range;
-  for (const key of FILTERS) document.querySelector(`[name="${key}"]`).value = state[key];
-}
 
 async function start() {
-  readAddress();
-  syncForm();
-  $('sign-out').addEventListener('click', signOut);
-  const sessionLoaded = api('/app/session').then((s) => {
-    session = s;
-    $('who').textContent = s.email;
-  });
-  const engines = api('/api/v1/engines');
-  engineLabels = engines.then(({ engines: list }) => new Map(list.map((e) => [e.id, e.label])));
-  const { projects } = await api('/api/v1/projects');
-  if (!state.projectId) {
-    if (!projects.length) {
-      status('This workspace has no project yet.');
-      return;
-    }
-    state.projectId = projects[0].id;
-    writeAddress();
+  const { projects, project } = await startShell('overview', state);
+  if (!projects.length) {
+    status('');
+    $('no-project').hidden = false;
+    $('main').removeAttribute('aria-busy');
+    return;
   }
-  const select = $('project');
-  select.replaceChildren(...projects.map((p) => option(p.id, p.name)));
-  if (!projects.some((p) => p.id === state.projectId)) select.append(option(state.projectId, 'Unknown project'));
-  select.value = state.projectId;
-  select.disabled = false;
-  // Another project is another page: opened by the button, not by moving through the list (WCAG 3.2.2).
-  $('open-project').disabled = false;
-  $('project-pick').addEventListener('submit', (event) => {
-    event.preventDefault();
-    if (select.value !== state.projectId) location.assign(`/projects/${encodeURIComponent(select.value)}${location.search}`);
-  });
-  const project = projects.find((p) => p.id === state.projectId);
+  writeAddress(state, 'overview');
   if (project) {
     $('title').textContent = project.name;
     document.title = `${project.name} · Sightline`;
   }
-
-  $('filters').addEventListener('change', (event) => {
-    const target = event.target;
-    if (target.name === 'range') state.range = Number(target.value);
-    else if (FILTERS.includes(target.name)) state[target.name] = target.value;
-    else return;
-    writeAddress();
+  bindFilters(state, () => {
+    writeAddress(state, 'overview');
     load().catch(fail);
   });
-  $('filters').addEventListener('submit', (event) => event.preventDefault());
+
+  // A point opens the runs of its day, under the same filters: the drill-down behind the number.
+  $('chart').addEventListener('click', (event) => {
+    const point = event.target.closest('circle.point');
+    if (point) location.assign(pageHref(state.projectId, 'prompts', state, { day: point.dataset.day }));
+  });
 
   new ResizeObserver(() => {
     if (drawn && Math.abs($('chart').clientWidth - drawn.width) > 2) render(drawn.data);
   }).observe($('chart'));
 
-  await Promise.all([load(), loadChoices(engines), sessionLoaded]);
-}
-
-async function loadChoices(enginesLoaded) {
-  const base = `/api/v1/projects/${encodeURIComponent(state.projectId)}`;
-  const [{ engines }, { topics }, { locations }] = await Promise.all([
-    enginesLoaded,
-    api(`${base}/topics`),
-    api(`/app/web/projects/${encodeURIComponent(state.projectId)}/locations`),
-  ]);
-  fillSelect($('engine'), engines.map((e) => ({ value: e.id, label: e.label })), state.engineId);
-  fillSelect($('topic'), topics.map((t) => ({ value: t.id, label: t.name })), state.topicId);
-  fillSelect($('location'), locations.map((l) => ({ value: l, label: l })), state.location);
+  await Promise.all([load(), loadFilterChoices(state)]);
 }
 
 /** Reads what the chart and the table show, for the current filters; a newer load wins over an older one. */
-async function load() {
-  const mine = ++generation;
-  inflight?.abort();
-  inflight = new AbortController();
-  const { signal } = inflight;
-  status('Loading…');
-  $('main').setAttribute('aria-busy', 'true');
+const load = latest(async (signal, isLatest) => {
   const base = `/api/v1/projects/${encodeURIComponent(state.projectId)}`;
-  const range = rangeOf();
-  try {
-    const [ranking, brand, changes, labels] = await Promise.all([
-      api(`${base}/visibility/ranking?${query()}`, { signal }),
-      api(`${base}/visibility/timeseries?${query()}`, { signal }),
-      api(`${base}/changes?${new URLSearchParams(range)}`, { signal }),
-      engineLabels,
-    ]);
-    const competitors = ranking.rows.filter((r) => r.subjectType === 'competitor');
-    const series = await Promise.all(
-      competitors.map((c) => api(`${base}/visibility/timeseries?${query({ subjectType: 'competitor', subjectId: c.subjectId })}`, { signal })),
-    );
-    if (mine !== generation) return;
-    const colors = new Map(ranking.rows.map((row, i) => [row.subjectId, subjectColor(row.color, i)]));
-    const brandRow = ranking.rows.find((r) => r.subjectType === 'brand');
-    const subjects = [
-      { id: brand.subject.subjectId, type: 'brand', name: brandRow ? brandRow.name : 'Brand', color: colors.get(brand.subject.subjectId) ?? subjectColor(null, 0), series: brand.series, band: true },
-      ...competitors.map((c, i) => ({ id: c.subjectId, type: 'competitor', name: c.name, color: colors.get(c.subjectId), series: series[i].series, band: false })),
-    ];
-    const byName = new Map(ranking.rows.map((r) => [r.name, colors.get(r.subjectId)]));
-    // Changes are detected per engine (or across all) over all topics, locations and prompts; the
-    // chart marks those of the series it shows, and none when another filter narrows it.
-    const engine = state.engineId ? (labels.get(state.engineId) ?? state.engineId) : null;
-    const narrowed = Boolean(state.topicId || state.location || state.branded);
-    const events = changes.events
-      .filter((e) => !narrowed && VISIBILITY_KINDS.has(e.kind) && (e.engineLabel ?? null) === engine)
-      .map((e) => ({ day: e.day, kind: e.kind, summary: e.summary, color: byName.get(e.subjectName) ?? '#374151' }));
-    render({ days: brand.series.map((p) => p.day), subjects, events, narrowed, rows: ranking.rows, colors, range });
-    status('');
-  } catch (error) {
-    if (error.name === 'AbortError') return;
-    throw error;
-  } finally {
-    if (mine === generation) $('main').removeAttribute('aria-busy');
-  }
-}
+  const range = rangeOf(state);
+  const query = (extra) => filterQuery(state, extra);
+  const [ranking, brand, changes, list] = await Promise.all([
+    api(`${base}/visibility/ranking?${query()}`, { signal }),
+    api(`${base}/visibility/timeseries?${query()}`, { signal }),
+    api(`${base}/changes?${new URLSearchParams(range)}`, { signal }),
+    engines(),
+  ]);
+  const labels = new Map(list.map((e) => [e.id, e.label]));
+  const competitors = ranking.rows.filter((r) => r.subjectType === 'competitor');
+  const series = await Promise.all(
+    competitors.map((c) => api(`${base}/visibility/timeseries?${query({ subjectType: 'competitor', subjectId: c.subjectId })}`, { signal })),
+  );
+  if (!isLatest()) return;
+  const colors = new Map(ranking.rows.map((row, i) => [row.subjectId, subjectColor(row.color, i)]));
+  const brandRow = ranking.rows.find((r) => r.subjectType === 'brand');
+  const subjects = [
+    { id: brand.subject.subjectId, type: 'brand', name: brandRow ? brandRow.name : 'Brand', color: colors.get(brand.subject.subjectId) ?? subjectColor(null, 0), series: brand.series, band: true },
+    ...competitors.map((c, i) => ({ id: c.subjectId, type: 'competitor', name: c.name, color: colors.get(c.subjectId), series: series[i].series, band: false })),
+  ];
+  const byName = new Map(ranking.rows.map((r) => [r.name, colors.get(r.subjectId)]));
+  // Changes are detected per engine (or across all) over all topics, locations and prompts; the
+  // chart marks those of the series it shows, and none when another filter narrows it.
+  const engine = state.engineId ? (labels.get(state.engineId) ?? state.engineId) : null;
+  const narrowed = Boolean(state.topicId || state.location || state.branded);
+  const events = changes.events
+    .filter((e) => !narrowed && VISIBILITY_KINDS.has(e.kind) && (e.engineLabel ?? null) === engine)
+    .map((e) => ({ day: e.day, kind: e.kind, summary: e.summary, color: byName.get(e.subjectName) ?? '#374151' }));
+  $('runs-link').href = pageHref(state.projectId, 'prompts', state);
+  render({ days: brand.series.map((p) => p.day), subjects, events, narrowed, rows: ranking.rows, colors, range });
+});
 
 function render(data) {
   const { days, subjects, events, narrowed, rows, colors, range } = data;
@@ -203,17 +93,6 @@ function render(data) {
   renderLegend(subjects);
   renderEvents(events, days, narrowed);
   renderRanking(rows, colors);
-}
-
-function swatch(color, hollow = false) {
-  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-  svg.setAttribute('viewBox', '0 0 12 12');
-  svg.setAttribute('class', 'swatch');
-  svg.setAttribute('aria-hidden', 'true');
-  const dot = document.createElementNS('http://www.w3.org/2000/svg', 'circle');
-  for (const [k, v] of Object.entries({ cx: 6, cy: 6, r: hollow ? 4 : 5, fill: hollow ? '#ffffff' : color, stroke: color, 'stroke-width': 2 })) dot.setAttribute(k, String(v));
-  svg.append(dot);
-  return svg;
 }
 
 function renderLegend(subjects) {
@@ -298,33 +177,6 @@ function renderRanking(rows, colors) {
   );
 }
 
-async function signOut() {
-  const button = $('sign-out');
-  button.disabled = true;
-  try {
-    const current = session ?? (await api('/app/session'));
-    await api('/app/session', { method: 'DELETE', csrf: current.csrfToken });
-  } catch (error) {
-    // Already signed out (401) is what was asked; anything else is said.
-    if (!(error instanceof ApiError && error.status === 401)) {
-      button.disabled = false;
-      status(`Signing out failed: ${error.message}`, 'error');
-      return;
-    }
-  }
-  location.assign('/');
-}
-
-function fail(error) {
-  if (error instanceof ApiError && error.status === 401) {
-    // The session ended: this address now answers the sign-in page.
-    location.reload();
-    return;
-  }
-  if (error instanceof ApiError && (error.status === 404 || error.status === 400)) status('No such project in this workspace. Pick one above.', 'error');
-  else if (error instanceof ApiError && error.status === 429) status(`Too many requests: try again in ${error.retryAfter || 60} seconds.`, 'error');
-  else status(`Could not load the overview: ${error.message}`, 'error');
-  $('main').removeAttribute('aria-busy');
-}
+const fail = failure('the overview');
 
 start().catch(fail);
