@@ -54,10 +54,9 @@
  * (server,wait), --warmup-checks (90; 0 skips), --pool (10), --max-run-s (120), --profile (1),
  * --json-out=FILE.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { sql, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { openEmbedded, openPostgres, type Database } from '../src/db/database.ts';
@@ -80,7 +79,7 @@ import { startSampler, type SamplerDeps } from '../src/sampling/sampler.ts';
 import { createWorkspace } from '../src/workspaces/create-workspace.ts';
 import { updateWorkspace } from '../src/workspaces/update-workspace.ts';
 import { benchDataDir, postmasterPid, removeDataDir, stopLeftoverPostmaster } from './lib/cluster.ts';
-import { BENCH_DIR, round1, setting, stop, stringArg, table, writeJsonOut } from './lib/common.ts';
+import { BENCH_DIR, round1, setting, startChildServer, stop, stringArg, table, writeJsonOut } from './lib/common.ts';
 import { ContentionMeter, cpuOf, cpuSnapshot, type Busy } from './lib/contention.ts';
 import type { FakeStats } from './lib/fake-serpapi.ts';
 import { codeVersion, createScratchServerDatabase, loadavg, median, type ScratchServerDatabase } from './lib/scratch-db.ts';
@@ -135,20 +134,7 @@ interface Fake {
 }
 
 async function startFake(delayMs: number): Promise<Fake> {
-  const child = spawn(process.execPath, [join(BENCH_DIR, 'lib', 'fake-serpapi.ts'), JSON.stringify({ delayMs })], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const first = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    const timer = setTimeout(() => reject(new Error('the fake SerpApi did not start within 20 s')), 20_000);
-    lines.once('line', (line) => {
-      clearTimeout(timer);
-      resolve(line);
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the fake SerpApi exited with ${code} before it listened`));
-    });
-  });
-  const { port, pid } = JSON.parse(first) as { port: number; pid: number };
+  const { child, port, pid } = await startChildServer(join(BENCH_DIR, 'lib', 'fake-serpapi.ts'), { delayMs }, 'the fake SerpApi');
   const origin = `http://127.0.0.1:${port}`;
   const get = async (path: string) => (await (await fetch(`${origin}${path}`)).json()) as FakeStats;
   return { child, pid, origin, stats: () => get('/__stats'), reset: () => get('/__reset') };

@@ -82,9 +82,8 @@
  * (1), --json-out=FILE.
  */
 import { randomUUID } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { sql, type Kysely, type LogEvent } from 'kysely';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import type { DB } from '../src/db/types.ts';
@@ -107,7 +106,7 @@ import { verifyNow, type VerifyResult } from '../src/verification/verify-now.ts'
 import { createWorkspace } from '../src/workspaces/create-workspace.ts';
 import { dataset } from './lib/analytics-data.ts';
 import { countRuns, findOrCreateProject, importDataset, openEmbeddedTarget, openPostgresTarget, type ImportFigures, type SetupOptions, type Target } from './lib/analytics-setup.ts';
-import { BENCH_DIR, flagArg, round1, setting, stop, stringArg, table, writeJsonOut } from './lib/common.ts';
+import { BENCH_DIR, flagArg, round1, setting, startChildServer, stop, stringArg, table, writeJsonOut } from './lib/common.ts';
 import { cpuSnapshot, describeBusy, type Busy } from './lib/contention.ts';
 import { codeVersion, loadavg, median } from './lib/scratch-db.ts';
 import type { SitesStats } from './lib/verification-sites.ts';
@@ -192,20 +191,7 @@ interface Sites {
 
 async function startSites(): Promise<Sites> {
   const spec = { delayMs: settings.delayMs, robotsDelayMs: settings.robotsDelayMs };
-  const child = spawn(process.execPath, [join(BENCH_DIR, 'lib', 'verification-sites.ts'), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const first = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    const timer = setTimeout(() => reject(new Error('the sites did not start within 20 s')), 20_000);
-    lines.once('line', (line) => {
-      clearTimeout(timer);
-      resolve(line);
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the sites exited with ${code} before they listened`));
-    });
-  });
-  const { port, pid } = JSON.parse(first) as { port: number; pid: number };
+  const { child, port, pid } = await startChildServer(join(BENCH_DIR, 'lib', 'verification-sites.ts'), spec, 'the sites');
   const get = async (path: string) => (await (await fetch(`http://127.0.0.1:${port}${path}`)).json()) as SitesStats;
   return { child, pid, port, stats: () => get('/__stats'), reset: () => get('/__reset') };
 }

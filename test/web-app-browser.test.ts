@@ -8,12 +8,12 @@
  * stays clean. Screenshots of every page land in .tmp/screenshots/ (gitignored).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildApp } from '../src/app.ts';
 import { createUser } from '../src/accounts/create-user.ts';
 import type { Database } from '../src/db/database.ts';
@@ -22,13 +22,11 @@ import { utcDay } from '../src/usage/calendar.ts';
 import { createWorkspace } from '../src/workspaces/create-workspace.ts';
 import { openTestDatabase } from './helpers.ts';
 import { ROOT } from './processes.ts';
+import { chromiumSkip, launchChromium } from './chromium.ts';
 
 /** People are one per email across workspaces: on a server database shared by the suites, each run's are its own. */
 const RUN = Math.random().toString(36).slice(2, 8);
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: the browser tests cannot run in CI`);
 
 const SCREENSHOTS = join(ROOT, '.tmp', 'screenshots');
 const PASSWORD = 'a long enough password';
@@ -68,7 +66,7 @@ function logLines(day: string): string {
   ].join('\n');
 }
 
-describe('the app pages in Chromium', { skip: available ? false : `${CHROMIUM} is not installed` }, () => {
+describe('the app pages in Chromium', { skip: chromiumSkip }, () => {
   let database: Database;
   let app: FastifyInstance;
   let browser: Browser;
@@ -83,10 +81,7 @@ describe('the app pages in Chromium', { skip: available ? false : `${CHROMIUM} i
     database = await openTestDatabase();
     const [seed, launched] = await Promise.all([
       seedDemo(database.db),
-      chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      }),
+      launchChromium(),
     ]);
     browser = launched;
     projectId = seed.projectId;

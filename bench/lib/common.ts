@@ -1,4 +1,5 @@
 /** Shared by the benchmark scripts: settings, the load generator process, processes, formatting. */
+import { createInterface } from 'node:readline';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -66,6 +67,28 @@ export function runLoadProcess(spec: LoadSpec): Promise<LoadResult> {
  * Runs a bench script in its own Node process with a JSON argument and resolves with the one JSON
  * object it prints; killed after `limitMs`.
  */
+/**
+ * A local server in a child process (its CPU is not the service's): started with the spec as its
+ * argument, it prints one JSON line ({port, pid}) once it listens. Fails after 20 s or if it exits first.
+ */
+export async function startChildServer(script: string, spec: unknown, label: string): Promise<{ child: ChildProcess; port: number; pid: number }> {
+  const child = spawn(process.execPath, [script, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const first = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    const timer = setTimeout(() => reject(new Error(`${label} did not start within 20 s`)), 20_000);
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      resolve(line);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${label} exited with ${code} before listening`));
+    });
+  });
+  const { port, pid } = JSON.parse(first) as { port: number; pid: number };
+  return { child, port, pid };
+}
+
 export function runJsonChild<T>(script: string, spec: unknown, limitMs: number, label: string): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -18,6 +18,9 @@ declare module 'fastify' {
   }
 }
 
+/** Paths of files served as they are (the app's assets, the API reference's). */
+const STATIC_PREFIXES = ['/assets/', '/docs/assets/'];
+
 /** Sign-ins per address and email a minute: enough for a typo or two, not for guessing. */
 export const SIGN_IN_PER_MINUTE = 10;
 
@@ -48,10 +51,12 @@ export const sessionPlugin = fp(
   async (app: FastifyInstance, options: { db: Kysely<DB>; now: () => Date; publicPaths: ReadonlySet<string> }) => {
     app.decorateRequest('session', null);
     app.addHook('onRequest', async (request) => {
+      const path = (request.url ?? '').split('?')[0] ?? '';
+      // Static assets and the public paths never read the session: no lookup for them.
+      if (STATIC_PREFIXES.some((prefix) => path.startsWith(prefix)) || (options.publicPaths.has(path) && request.method === 'GET')) return;
       const token = readCookies(request.headers.cookie).get(SESSION_COOKIE);
       if (token === undefined) return;
       request.session = (await findSession(options.db, token, options.now())) ?? null;
-      const path = (request.url ?? '').split('?')[0] ?? '';
       const changes = !['GET', 'HEAD', 'OPTIONS'].includes(request.method);
       const exempt = request.headers.authorization !== undefined || options.publicPaths.has(path) || (path === '/app/session' && request.method === 'POST');
       if (request.session && changes && !exempt && request.headers['x-csrf-token'] !== request.session.csrfToken) {

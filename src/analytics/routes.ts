@@ -7,7 +7,7 @@ import { projectOf } from '../auth/auth-plugin.ts';
 import { cachedReply, keyOf } from '../http/cached-reply.ts';
 import type { ResponseCache } from '../http/response-cache.ts';
 import { BadRequestError, NotFoundError } from '../http/errors.ts';
-import { bearerSecurity, Envelope, IsoDate, notModified, Nullable, projectErrors, Uuid } from '../http/schemas.ts';
+import { bearerSecurity, Envelope, enumOf, IsoDate, notModified, Nullable, projectErrors, Uuid } from '../http/schemas.ts';
 import { ARTICLE_TYPES, SOURCE_TYPES } from '../runs/vocabulary.ts';
 import { echo, FilterQuery, InsightsFilters, resolveFilters, resolveKnownFilters, type Filters } from './filters.ts';
 import { getDailySeries } from './get-daily-series.ts';
@@ -16,9 +16,6 @@ import { getSourceDomains } from './get-source-domains.ts';
 import { listSubjects } from './list-subjects.ts';
 
 const ProjectParams = Type.Object({ id: { ...Uuid, description: 'the project (brand) id' } });
-
-const enumOf = (values: readonly string[], description?: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
 
 const SubjectType = enumOf(['brand', 'competitor']);
 

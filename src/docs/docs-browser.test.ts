@@ -4,22 +4,19 @@
  * violation is one), and "try it" with the demo read key answers the demo's projects.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { buildApp } from '../app.ts';
 import { createUser } from '../accounts/create-user.ts';
 import type { Database } from '../db/database.ts';
 import { seedDemo, type DemoSeed } from '../demo/seed-demo.ts';
 import { openTestDatabase } from '../../test/helpers.ts';
+import { chromiumSkip, launchChromium } from '../../test/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: the browser tests cannot run in CI`);
 
-describe('/docs in Chromium', { skip: available ? false : `${CHROMIUM} is not installed` }, () => {
+describe('/docs in Chromium', { skip: chromiumSkip }, () => {
   let database: Database;
   let app: FastifyInstance;
   let browser: Browser;
@@ -32,10 +29,7 @@ describe('/docs in Chromium', { skip: available ? false : `${CHROMIUM} is not in
     app = await buildApp({ db: database.db });
     await app.listen({ port: 0, host: '127.0.0.1' });
     origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

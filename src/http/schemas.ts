@@ -40,6 +40,11 @@ export function Envelope<T extends TSchema>(data: T) {
   return Type.Object({ data });
 }
 
+/** One of these strings (an `enum` in the OpenAPI document). */
+export function enumOf(values: readonly string[], description?: string) {
+  return Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+}
+
 /** A value or null, in a form OpenAPI 3.0.3 can express (converted to `nullable` in the document). */
 export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);

@@ -21,7 +21,7 @@ import { getRun } from '../runs/get-run.ts';
 import { listRuns } from '../runs/list-runs.ts';
 import type { EngineKey } from '../runs/vocabulary.ts';
 import { planCycle } from '../sampling/plan-cycle.ts';
-import { sampleNow } from '../sampling/sample-now.ts';
+import { cyclePrompts, sampleNow } from '../sampling/sample-now.ts';
 import type { SamplerDeps } from '../sampling/sampler.ts';
 import { getTraffic } from '../traffic/get-traffic.ts';
 import { utcDay } from '../usage/calendar.ts';
@@ -90,7 +90,12 @@ async function promptFor(context: ToolContext, promptId: string): Promise<string
   return row.id;
 }
 
-const filterArgs = (args: Record<string, any>) => ({ from: args.from, to: args.to, engineId: args.engineId, topicId: args.topicId, location: args.location, branded: args.branded });
+/** The project and the analytics filters a tool's arguments name, resolved and checked as the HTTP routes do. */
+async function projectFilters(context: ToolContext, args: Record<string, any>) {
+  const project = await projectFor(context, args.projectId);
+  const query = { from: args.from, to: args.to, engineId: args.engineId, topicId: args.topicId, location: args.location, branded: args.branded };
+  return { project, filters: await resolveFilters(context.deps.db, project.id, query, context.deps.now(), context.deps.engineIds) };
+}
 
 export const TOOLS: Tool[] = [
   {
@@ -115,7 +120,7 @@ export const TOOLS: Tool[] = [
       const wanted = (args.subjectId as string | undefined)?.toLowerCase() ?? project.id;
       const subject = subjects.find((s) => s.subjectId === wanted && (args.subjectType === undefined || s.subjectType === args.subjectType));
       if (!subject) throw new NotFoundError(`no ${args.subjectType ?? 'subject'} ${wanted} in this project`);
-      const filters = await resolveFilters(context.deps.db, project.id, filterArgs(args), context.deps.now(), context.deps.engineIds);
+      const { filters } = await projectFilters(context, args);
       return { subject: { subjectType: subject.subjectType, subjectId: subject.subjectId }, filters: echo(filters), series: await getDailySeries(context.deps.db, filters, subject) };
     },
   },
@@ -127,8 +132,7 @@ export const TOOLS: Tool[] = [
     scope: 'mcp',
     annotations: READ,
     run: async (context, args) => {
-      const project = await projectFor(context, args.projectId);
-      const filters = await resolveFilters(context.deps.db, project.id, filterArgs(args), context.deps.now(), context.deps.engineIds);
+      const { project, filters } = await projectFilters(context, args);
       return { filters: echo(filters), rows: await getRanking(context.deps.db, filters, await listSubjects(context.deps.db, project)) };
     },
   },
@@ -140,8 +144,7 @@ export const TOOLS: Tool[] = [
     scope: 'mcp',
     annotations: READ,
     run: async (context, args) => {
-      const project = await projectFor(context, args.projectId);
-      const filters = await resolveFilters(context.deps.db, project.id, filterArgs(args), context.deps.now(), context.deps.engineIds);
+      const { project, filters } = await projectFilters(context, args);
       const subjects = await listSubjects(context.deps.db, project);
       return { filters: echo(filters), domains: await getSourceDomains(context.deps.db, filters, project.domain, subjects.filter((s) => s.subjectType === 'competitor').map((s) => s.domain)) };
     },
@@ -205,8 +208,7 @@ export const TOOLS: Tool[] = [
     scope: 'mcp',
     annotations: READ,
     run: async (context, args) => {
-      const project = await projectFor(context, args.projectId);
-      const filters = await resolveFilters(context.deps.db, project.id, filterArgs(args), context.deps.now(), context.deps.engineIds);
+      const { project, filters } = await projectFilters(context, args);
       const page = await listRuns(context.deps.db, filters, { promptId: args.promptId?.toLowerCase(), status: args.status, limit: args.limit ?? 50, cursor: args.cursor }, await listSubjects(context.deps.db, project));
       return { filters: echo(filters), ...page };
     },
@@ -299,9 +301,7 @@ export const TOOLS: Tool[] = [
 /** What a cycle would do now, spending nothing: its checks and their credits. */
 async function dryRun(context: ToolContext, projectId: string, promptId: string | undefined): Promise<unknown> {
   const { db, configuredEngines, now } = context.deps;
-  let query = db.selectFrom('prompts').select(['id', 'project_id', 'workspace_id', 'locations', 'engines', 'samples']).where('project_id', '=', projectId).where('removed_at', 'is', null);
-  query = promptId === undefined ? query.where('cadence', '<>', 'paused') : query.where('id', '=', promptId);
-  const prompts = (await query.execute()).map((r) => ({ id: r.id, projectId: r.project_id, workspaceId: r.workspace_id, locations: r.locations, engines: r.engines as EngineKey[] | null, samples: r.samples }));
+  const prompts = await cyclePrompts(db, projectId, promptId);
   const plan = planCycle(prompts, configuredEngines, utcDay(now()), now(), false);
   const credits = plan.checks.reduce((sum, c) => sum + PER_ENGINE_CHECK[c.engine], 0);
   return { dryRun: true, checks: plan.checks.length, skipped: plan.unconfigured, creditsEstimated: Math.round(credits * 10_000) / 10_000 };

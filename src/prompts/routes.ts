@@ -4,12 +4,10 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../db/types.ts';
 import { projectOf } from '../auth/auth-plugin.ts';
-import { bearerSecurity, Envelope, Nullable, projectErrors, Uuid } from '../http/schemas.ts';
+import { bearerSecurity, Envelope, enumOf, Nullable, projectErrors, Uuid } from '../http/schemas.ts';
 import { ENGINE_KEYS, type EngineKey } from '../runs/vocabulary.ts';
 import { listPrompts } from './list-prompts.ts';
 import { CADENCES } from './prompt-settings.ts';
-
-const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
 export const PromptSchema = Type.Object(
   {
@@ -19,10 +17,10 @@ export const PromptSchema = Type.Object(
     topicId: Nullable(Uuid),
     branded: Type.Boolean(),
     locations: Type.Array(Type.String(), { description: "where it is checked; empty: once, at the provider's default" }),
-    engines: Type.Array(literals(ENGINE_KEYS), { description: 'the engines it is checked on' }),
+    engines: Type.Array(enumOf(ENGINE_KEYS), { description: 'the engines it is checked on' }),
     enginesChosen: Type.Boolean({ description: "false: every configured engine (the prompt names none)" }),
     samples: Type.Integer({ description: 'checks per engine and location per cycle' }),
-    cadence: literals(CADENCES),
+    cadence: enumOf(CADENCES),
     createdAt: Type.String({ format: 'date-time' }),
   },
   { title: 'Prompt' },

@@ -7,14 +7,12 @@ import { projectOf } from '../auth/auth-plugin.ts';
 import { echo, FilterQuery, InsightsFilters, resolveFilters } from '../analytics/filters.ts';
 import { listSubjects } from '../analytics/list-subjects.ts';
 import { NotFoundError } from '../http/errors.ts';
-import { bearerSecurity, Envelope, IsoDate, Nullable, projectErrors, Uuid } from '../http/schemas.ts';
+import { bearerSecurity, Envelope, enumOf, IsoDate, Nullable, projectErrors, Uuid } from '../http/schemas.ts';
 import { getRun } from './get-run.ts';
 import { listRuns } from './list-runs.ts';
 
-const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
-
 const RunMention = Type.Object({
-  subjectType: literals(['brand', 'competitor']),
+  subjectType: enumOf(['brand', 'competitor']),
   subjectId: Uuid,
   name: Type.String(),
   position: Nullable(Type.Integer()),
@@ -33,13 +31,13 @@ const summaryFields = {
   branded: Type.Boolean(),
   ranAt: Type.String({ format: 'date-time' }),
   day: IsoDate,
-  status: literals(['ok', 'failed', 'no_answer']),
+  status: enumOf(['ok', 'failed', 'no_answer']),
   mentions: Type.Array(RunMention, { description: 'tracked subjects the answer names' }),
   citationCount: Type.Integer(),
-  source: literals(['import', 'sampled']),
+  source: enumOf(['import', 'sampled']),
   provider: Nullable(Type.String()),
   model: Nullable(Type.String()),
-  surface: Nullable(literals(['api', 'serp'])),
+  surface: Nullable(enumOf(['api', 'serp'])),
   sentimentMethod: Nullable(Type.String({ description: "the scorer of the mentions' sentiment where the service scored them (lexicon:... or llm:<model>)" })),
 };
 
@@ -54,9 +52,9 @@ const RunDetail = Type.Object(
         url: Type.String(),
         displayUrl: Type.String(),
         domain: Type.String(),
-        status: literals(['verified', 'broken', 'hallucinated', 'unchecked', 'stale']),
+        status: enumOf(['verified', 'broken', 'hallucinated', 'unchecked', 'stale']),
         articleType: Type.String(),
-        subjectType: Nullable(literals(['brand', 'competitor'])),
+        subjectType: Nullable(enumOf(['brand', 'competitor'])),
         subjectId: Nullable(Uuid),
       }),
     ),
@@ -74,7 +72,7 @@ const RunDetail = Type.Object(
 const RunsQuery = Type.Object({
   ...FilterQuery.properties,
   promptId: Type.Optional({ ...Uuid, description: 'one prompt' }),
-  status: Type.Optional(literals(['ok', 'failed', 'no_answer'])),
+  status: Type.Optional(enumOf(['ok', 'failed', 'no_answer'])),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   cursor: Type.Optional(Type.String({ maxLength: 300, description: 'nextCursor of the previous page' })),
 });

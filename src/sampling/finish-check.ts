@@ -7,7 +7,7 @@ import { recordRunsIn } from '../runs/record-runs.ts';
 import { utcDay } from '../usage/calendar.ts';
 import { recordConsumptions } from '../usage/record-ledger-entry.ts';
 import type { ClaimedCheck } from './claim-checks.ts';
-import { readRecordLookups, retrievedPages, runRecordOf, type CheckAnswer } from './run-record-of.ts';
+import { readRecordLookups, retrievedPages, runRecordOf, storable, type CheckAnswer } from './run-record-of.ts';
 
 /** How a claimed check ends, or is put back. */
 export type CheckEnd =
@@ -94,7 +94,7 @@ export async function finishChecks(db: Kysely<DB>, projectId: string, endings: r
           run_after = coalesce(u.run_after, c.run_after), finished_at = case when u.state = 'done' then ${now}::timestamptz else null end,
           claim = null, claimed_until = null
         from unnest(${plainArray(updates.map((u) => u.id))}::uuid[], ${textArray(updates.map((u) => u.state))}::text[], ${textArray(updates.map((u) => u.outcome))}::text[],
-                    ${textArray(updates.map((u) => (u.reason === null ? null : u.reason.replaceAll('\u0000', '').slice(0, 1_000).toWellFormed())))}::text[], ${plainArray(updates.map((u) => u.credits))}::float8[], ${plainArray(updates.map((u) => u.runId))}::uuid[],
+                    ${textArray(updates.map((u) => (u.reason === null ? null : storable(u.reason, 1_000))))}::text[], ${plainArray(updates.map((u) => u.credits))}::float8[], ${plainArray(updates.map((u) => u.runId))}::uuid[],
                     ${textArray(updates.map((u) => u.runAfter?.toISOString() ?? null))}::timestamptz[])
           as u(id, state, outcome, reason, credits, run_id, run_after)
         where c.project_id = ${projectId}::uuid and c.id = u.id`.execute(tx);

@@ -147,6 +147,6 @@ function adsOf(ads: readonly CapturedAd[]): AdInput[] {
 }
 
 /** Text a database can hold, at most `max` characters: NUL removed, unpaired surrogates replaced. */
-function storable(value: string, max: number): string {
+export function storable(value: string, max: number): string {
   return value.replaceAll('\u0000', '').slice(0, max).toWellFormed();
 }

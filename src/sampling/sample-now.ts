@@ -54,7 +54,7 @@ export async function sampleNow(deps: SamplerDeps, projectId: string, promptId: 
 }
 
 /** The prompts a `sample` checks: the one named (whatever its cadence), or every prompt of the project not paused or removed. */
-async function cyclePrompts(db: Kysely<DB>, projectId: string, promptId: string | undefined): Promise<CyclePrompt[]> {
+export async function cyclePrompts(db: Kysely<DB>, projectId: string, promptId: string | undefined): Promise<CyclePrompt[]> {
   const project = await db.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst();
   if (!project) throw new NotFoundError(`no project ${projectId}`);
   let query = db.selectFrom('prompts').select(['id', 'project_id', 'workspace_id', 'locations', 'engines', 'samples']).where('project_id', '=', projectId).where('removed_at', 'is', null);

@@ -51,7 +51,7 @@ export async function webRoutes(app: FastifyInstance, options: { db: Kysely<DB>;
   const { version, assets } = loadAssets(fileURLToPath(new URL('./public/', import.meta.url)));
   const read = (name: string) => readFileSync(new URL(`./pages/${name}`, import.meta.url), 'utf8');
   const signInPage = versionReferences(read('sign-in.html'), version);
-  const partials = { header: read('partials/header.html'), range: read('partials/range.html'), filters: read('partials/filters.html') };
+  const partials = { head: read('partials/head.html'), header: read('partials/header.html'), range: read('partials/range.html'), filters: read('partials/filters.html') };
   const pages = new Map<PageName, string>(PROJECT_PAGES.map(([, name]) => [name, versionReferences(composePage(read(`${name}.html`), name, partials), version)]));
 
   app.addHook('onSend', async (_request, reply) => {
@@ -108,10 +108,10 @@ export async function webRoutes(app: FastifyInstance, options: { db: Kysely<DB>;
  * the day): `<!--#header-->` (the top bar and the project's navigation, this page's link marked
  * current), `<!--#range-->` and `<!--#filters-->` (the range switch and the analytics filters).
  */
-function composePage(html: string, name: PageName, partials: { header: string; range: string; filters: string }): string {
+function composePage(html: string, name: PageName, partials: { head: string; header: string; range: string; filters: string }): string {
   const current = name === 'run' ? 'prompts' : name;
   const header = partials.header.replace(`data-nav="${current}"`, `data-nav="${current}" aria-current="page"`);
-  return html.replace('<!--#header-->', header).replace('<!--#range-->', partials.range).replace('<!--#filters-->', partials.filters);
+  return html.replace('<!--#head-->', partials.head.trimEnd()).replace('<!--#header-->', header).replace('<!--#range-->', partials.range).replace('<!--#filters-->', partials.filters);
 }
 
 function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset) {
