@@ -54,6 +54,8 @@ export interface AppOptions {
   /** What MCP's sample_now (without dryRun) queues with and verify_now checks with; absent: they plan and report only. */
   sampler?: ToolDeps['sampler'];
   verifier?: ToolDeps['verifier'];
+  /** SIGHTLINE_IMPORT_BATCH, for run files imported from the app. */
+  importBatch?: number | undefined;
 }
 
 /** Paths anyone may call, from any origin. Everything else needs a key and sends no CORS headers. */
@@ -94,7 +96,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(docsRoutes);
   await app.register(sessionPlugin, { db: deps.db, now: deps.now, publicPaths: PUBLIC_PATHS });
   await app.register(accountRoutes, deps);
-  await app.register(managementRoutes, { ...deps, webhookOutbound });
+  await app.register(managementRoutes, {
+    ...deps,
+    webhookOutbound,
+    providers: options.sampler?.providers ?? [],
+    sampler: options.sampler,
+    verifier: options.verifier,
+    importBatch: options.importBatch,
+    onError: (error) => app.log.error({ err: error }, 'work started from the app failed'),
+  });
   await app.register(publicTrafficRoutes, deps);
   await app.register(webRoutes, deps);
 

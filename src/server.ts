@@ -52,6 +52,7 @@ export async function startServer(config: Config, print: (line: string) => void 
       resolve: config.resolve,
       sampler: { ...sampling, db: database.db },
       verifier: { ...verification, db: database.db },
+      importBatch: config.importBatch,
       logger: {
         level: config.logLevel,
         redact: ['req.headers.authorization'],

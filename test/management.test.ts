@@ -1,7 +1,45 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { createUser } from '../src/accounts/create-user.ts';
+import { COMMANDS } from '../src/cli/commands.ts';
 import { createFixture, useTestApp, type Fixture } from './helpers.ts';
+
+/**
+ * Each CLI command and the operation that does it for a signed-in owner (operations.md section 8:
+ * "what the CLI can do, an owner can do in the app"); null for the commands that run the process
+ * itself. A command added without its operation fails here.
+ */
+const APP_OPERATION_OF: Record<string, string | null> = {
+  serve: null,
+  migrate: null,
+  mcp: null,
+  'workspace create': 'POST /app/api/workspaces',
+  'workspace list': 'GET /app/api/workspaces',
+  'workspace update': 'PATCH /app/api/workspace',
+  'credits grant': 'POST /app/api/credits',
+  'project create': 'POST /app/api/projects',
+  'project list': 'GET /app/api/projects',
+  'competitor add': 'POST /app/api/projects/{id}/competitors',
+  'competitor list': 'GET /app/api/projects/{id}/competitors',
+  'key create': 'POST /app/api/keys',
+  'key list': 'GET /app/api/keys',
+  'key revoke': 'DELETE /app/api/keys/{id}',
+  'engines list': 'GET /api/v1/engines',
+  'topics list': 'GET /api/v1/projects/{id}/topics',
+  'runs import': 'POST /app/api/projects/{id}/runs',
+  'webhook add': 'POST /app/api/webhooks',
+  'webhook list': 'GET /app/api/webhooks',
+  demo: 'POST /app/api/demo',
+  'user create': 'POST /app/api/members',
+  'prompt add': 'POST /app/api/projects/{id}/prompts',
+  'prompt update': 'PATCH /app/api/prompts/{id}',
+  'prompt remove': 'DELETE /app/api/prompts/{id}',
+  'prompt list': 'GET /app/api/projects/{id}/prompts',
+  'prompt estimate': 'GET /app/api/projects/{id}/prompts',
+  sample: 'POST /app/api/projects/{id}/sample',
+  verify: 'POST /app/api/projects/{id}/verify',
+  'providers list': 'GET /app/api/providers',
+};
 
 describe('the management API: what the CLI does, for signed-in members', () => {
   const ctx = useTestApp({ configuredEngines: ['perplexity', 'copilot'] });
@@ -24,6 +62,16 @@ describe('the management API: what the CLI does, for signed-in members', () => {
     await createUser(ctx.db, { workspaceId: fx.workspaceId, email: 'viewer@mgmt.example', password, role: 'viewer' });
     owner = await signIn('owner@mgmt.example');
     viewer = await signIn('viewer@mgmt.example');
+  });
+
+  test('every CLI command has its operation in the app, in the OpenAPI document', async () => {
+    assert.deepEqual(Object.keys(COMMANDS).sort(), Object.keys(APP_OPERATION_OF).sort());
+    const paths = (await ctx.app.inject({ url: '/api/v1/openapi.json' })).json().paths as Record<string, Record<string, unknown>>;
+    for (const [command, operation] of Object.entries(APP_OPERATION_OF)) {
+      if (operation === null) continue;
+      const [method, path] = operation.split(' ') as [string, string];
+      assert.ok(paths[path]?.[method.toLowerCase()], `${command}: ${operation} is not in the document`);
+    }
   });
 
   test('an owner sets up a project: competitors, prompts with their estimate, with the CLI\'s validation', async () => {
@@ -80,5 +128,53 @@ describe('the management API: what the CLI does, for signed-in members', () => {
     assert.equal(hook.statusCode, 400);
     const usage = await as(viewer, 'GET', '/app/api/usage');
     assert.equal(usage.json().data.plan, 'growth');
+  });
+
+  test('workspaces: an owner makes one and owns it, switches the session to it and back; viewers make none', async () => {
+    const made = await as(owner, 'POST', '/app/api/workspaces', { name: 'Second brand house', plan: 'starter' });
+    assert.equal(made.statusCode, 200, made.body);
+    const secondId = made.json().data.id;
+    assert.equal((await as(owner, 'POST', '/app/api/workspaces', { name: 'x', plan: 'platinum' })).json().error.details.plan, 'must be one of free, starter, growth, enterprise');
+    assert.equal((await as(viewer, 'POST', '/app/api/workspaces', { name: 'Mine' })).statusCode, 403);
+    const listed = (await as(owner, 'GET', '/app/api/workspaces')).json().data.workspaces.map((w: { id: string; role: string; current: boolean }) => [w.id, w.role, w.current]);
+    assert.deepEqual(listed, [[fx.workspaceId, 'owner', true], [secondId, 'owner', false]]);
+
+    const moved = await as(owner, 'PATCH', '/app/session', { workspaceId: secondId });
+    assert.equal(moved.statusCode, 200, moved.body);
+    assert.deepEqual([moved.json().data.workspaceId, moved.json().data.role], [secondId, 'owner']);
+    assert.deepEqual((await as(owner, 'GET', '/app/api/projects')).json().data.projects, [], 'the session reads the new workspace now');
+    assert.equal((await as(owner, 'GET', `/api/v1/projects/${fx.projectId}`)).statusCode, 404, 'and the public API with it');
+    assert.equal((await as(viewer, 'PATCH', '/app/session', { workspaceId: secondId })).statusCode, 404, 'not a member there: no such workspace');
+    assert.equal((await ctx.app.inject({ method: 'PATCH', url: '/app/session', headers: { cookie: owner.cookie }, payload: { workspaceId: fx.workspaceId } })).statusCode, 403, 'a switch needs the CSRF token');
+    assert.equal((await as(owner, 'PATCH', '/app/session', { workspaceId: fx.workspaceId })).statusCode, 200);
+    assert.equal((await as(owner, 'GET', '/app/api/projects')).json().data.projects.some((p: { id: string }) => p.id === fx.projectId), true);
+  });
+
+  test('plan, API access, credit enforcement, the daily ceiling and credit grants, as `workspace update` and `credits grant`', async () => {
+    const other = await createFixture(ctx.db, { plan: 'starter' });
+    await createUser(ctx.db, { workspaceId: other.workspaceId, email: 'boss@controls.example', password, role: 'owner' });
+    await createUser(ctx.db, { workspaceId: other.workspaceId, email: 'reader@controls.example', password, role: 'viewer' });
+    const boss = await signIn('boss@controls.example');
+    const reader = await signIn('reader@controls.example');
+    assert.deepEqual((await as(reader, 'GET', '/app/api/workspace')).json().data, { id: other.workspaceId, plan: 'starter', apiAccess: null, creditsEnforced: false, dailyCeilingUsd: 50 });
+    const changed = await as(boss, 'PATCH', '/app/api/workspace', { plan: 'free', creditsEnforced: true, dailyCeilingUsd: 12.5 });
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.deepEqual(changed.json().data, { id: other.workspaceId, plan: 'free', apiAccess: null, creditsEnforced: true, dailyCeilingUsd: 12.5 });
+    const api = () => ctx.app.inject({ url: '/api/v1/projects', headers: { authorization: `Bearer ${other.readKey}` } });
+    assert.equal((await api()).statusCode, 403, 'the free plan has no API access: at once');
+    assert.equal((await as(boss, 'PATCH', '/app/api/workspace', { apiAccess: true })).json().data.apiAccess, true);
+    assert.equal((await api()).statusCode, 200);
+    const refused = await as(boss, 'PATCH', '/app/api/workspace', { dailyCeilingUsd: 1.005 });
+    assert.equal(refused.statusCode, 400);
+    assert.ok(refused.json().error.details.dailyCeilingUsd);
+    assert.equal((await as(boss, 'PATCH', '/app/api/workspace', {})).statusCode, 400, 'nothing to change');
+    assert.equal((await as(reader, 'PATCH', '/app/api/workspace', { plan: 'enterprise' })).statusCode, 403);
+
+    const granted = await as(boss, 'POST', '/app/api/credits', { credits: 250.5, note: 'pilot' });
+    assert.deepEqual(granted.json().data, { workspaceId: other.workspaceId, credits: 250.5 });
+    assert.equal((await as(boss, 'POST', '/app/api/credits', { credits: -1 })).json().error.details.credits, 'must be a positive number with at most four decimals');
+    assert.equal((await as(reader, 'POST', '/app/api/credits', { credits: 1 })).statusCode, 403);
+    const usage = (await as(reader, 'GET', '/app/api/usage')).json().data;
+    assert.deepEqual([usage.plan, usage.credits.granted, usage.credits.enforced, usage.dailySpend.ceilingUsd], ['free', 250.5, true, 12.5]);
   });
 });

@@ -20,6 +20,13 @@ import type { Database } from '../src/db/database.ts';
 import { seedDemo } from '../src/demo/seed-demo.ts';
 import { utcDay } from '../src/usage/calendar.ts';
 import { createWorkspace } from '../src/workspaces/create-workspace.ts';
+import { createProject } from '../src/projects/create-project.ts';
+import { addPrompt } from '../src/prompts/add-prompt.ts';
+import { createOutbound, type Outbound } from '../src/outbound/outbound.ts';
+import { ENGINE_ADAPTERS } from '../src/sampling/providers/adapters.ts';
+import { loadSamplingConfig } from '../src/sampling/providers/providers-config.ts';
+import { createChecker } from '../src/verification/checker.ts';
+import { dnsHealth } from '../src/verification/dns-health.ts';
 import { openTestDatabase } from './helpers.ts';
 import { ROOT } from './processes.ts';
 import { chromiumSkip, launchChromium } from './chromium.ts';
@@ -34,6 +41,8 @@ const OWNER = `owner-${RUN}@example.test`;
 const VIEWER = `viewer-${RUN}@example.test`;
 /** The owner of a workspace without a project yet. */
 const NEWCOMER = `newcomer-${RUN}@example.test`;
+/** The owner of a workspace with a project and a prompt, who does in the page what the CLI does. */
+const OPERATOR = `operator-${RUN}@example.test`;
 
 interface Run {
   id: string;
@@ -72,6 +81,9 @@ describe('the app pages in Chromium', { skip: chromiumSkip }, () => {
   let browser: Browser;
   let origin: string;
   let projectId: string;
+  let operator: { workspaceId: string; projectId: string };
+  /** The checker's and the providers' client: it resolves no name, so nothing leaves the machine. */
+  let offline: Outbound;
   /** Requests to anywhere but the service, and console errors, over the whole suite. */
   const elsewhere: string[] = [];
   const consoleErrors: string[] = [];
@@ -89,7 +101,20 @@ describe('the app pages in Chromium', { skip: chromiumSkip }, () => {
     await createUser(database.db, { workspaceId: seed.workspaceId, email: VIEWER, password: PASSWORD, role: 'viewer' });
     const empty = await createWorkspace(database.db, { name: 'Fresh workspace' });
     await createUser(database.db, { workspaceId: empty.id, email: NEWCOMER, password: PASSWORD, role: 'owner' });
-    app = await buildApp({ db: database.db, configuredEngines: ['chatgpt', 'perplexity'] });
+    const opsWorkspace = await createWorkspace(database.db, { name: 'Operations', plan: 'starter' });
+    const opsProject = await createProject(database.db, opsWorkspace.id, { name: 'Initech', domain: 'initech.example' });
+    await addPrompt(database.db, opsProject.id, { text: 'best tps report software', engines: ['chatgpt'] });
+    await createUser(database.db, { workspaceId: opsWorkspace.id, email: OPERATOR, password: PASSWORD, role: 'owner' });
+    operator = { workspaceId: opsWorkspace.id, projectId: opsProject.id };
+    // Sampling without a provider key (checks skipped, nothing sent) and a checker whose resolver knows no name.
+    offline = createOutbound({ userAgent: 'SightlineBot/test', lookup: async (host) => Promise.reject(Object.assign(new Error(`${host} not found`), { code: 'ENOTFOUND' })) });
+    const sampling = loadSamplingConfig({});
+    app = await buildApp({
+      db: database.db,
+      configuredEngines: ['chatgpt', 'perplexity'],
+      sampler: { db: database.db, outbound: offline, sampling, providers: sampling.providers, adapters: ENGINE_ADAPTERS, now: () => new Date() },
+      verifier: { db: database.db, check: createChecker(offline), dnsWorks: dnsHealth(offline), now: () => new Date(), recheckDays: 7, concurrency: 2 },
+    });
     await app.ready();
     const ingest = await app.inject({
       method: 'POST',
@@ -104,6 +129,7 @@ describe('the app pages in Chromium', { skip: chromiumSkip }, () => {
   after(async () => {
     await browser?.close();
     await app?.close();
+    await offline?.close();
     await database?.close();
   });
 
@@ -491,6 +517,70 @@ describe('the app pages in Chromium', { skip: chromiumSkip }, () => {
     await settled(page);
     assert.equal(await page.locator('#competitors-title').textContent(), 'Competitors of Pied Piper');
     assert.equal(await page.locator('#project option:checked').textContent(), 'Pied Piper', 'the picker has it');
+    await context.close();
+  });
+
+  test('an owner does in the page what the CLI does: imports runs, samples, verifies, sets the controls, grants credits, makes a workspace, adds the demo, switches back', async () => {
+    const { context, page, api } = await open(OPERATOR);
+    const { projectId: opsProject, workspaceId: opsWorkspace } = operator;
+    await visit(page, `/projects/${opsProject}/settings`);
+    assert.equal(await page.locator('#workspace-pick').isVisible(), false, 'one workspace: no switcher');
+    const providers = await cells(page, '#providers');
+    assert.deepEqual(providers[0], ['ChatGPT', 'openai', 'gpt-5-mini', 'no key: its checks are skipped']);
+
+    // `runs import`: a file of two runs and a line that is no JSON.
+    const day = utcDay(new Date(Date.now() - 86_400_000));
+    const record = (id: string, hour: string) =>
+      JSON.stringify({ id, engine: 'perplexity', prompt: 'best tps report software', ranAt: `${day}T${hour}:00:00Z`, status: 'ok', mentions: [{ subject: 'Initech' }], citations: [{ url: 'https://initech.example/tps' }] });
+    const file = [record('0b7c1f5e-3a52-4d8e-9a0f-6e2d1c4b7a90', '08'), 'not json', record('5d2e9c1a-7b3f-4e60-8c1d-2a9f0e7b6c31', '09')].join('\n');
+    await page.locator('#import-file').setInputFiles({ name: 'runs.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(file) });
+    await page.getByRole('button', { name: 'Import runs' }).click();
+    await page.locator('#import-result:not([hidden])').waitFor();
+    assert.equal(await page.locator('#import-summary').textContent(), 'runs.jsonl: 2 imported, 0 already imported, 1 rejected.');
+    assert.deepEqual(await page.locator('#import-errors li').allTextContents(), ['line 2: not valid JSON']);
+    assert.equal((await api(`/api/v1/projects/${opsProject}/runs?status=ok`)).runs.length, 2);
+
+    // `sample` (the prompt's engine has no key here: skipped, never charged) and `verify --wait`.
+    await page.getByRole('button', { name: 'Ask the engines now' }).click();
+    await page.locator('#collect-result', { hasText: 'in this cycle' }).waitFor();
+    assert.match((await page.locator('#collect-result').textContent())!, /^1 check in this cycle: 0 queued for the engines, 1 skipped/);
+    await page.getByRole('button', { name: 'Check cited pages now' }).click();
+    await page.locator('#collect-result', { hasText: 'Checked' }).waitFor();
+    assert.equal(await page.locator('#collect-result').textContent(), 'Checked 1 cited page: 0 verified, 0 stale, 0 broken, 0 hallucinated, 1 still unchecked.');
+
+    // `workspace update` and `credits grant`.
+    await page.locator('#controls-plan').selectOption('enterprise');
+    await page.locator('#controls-ceiling').fill('75');
+    await page.locator('#controls-enforced').check();
+    await page.getByRole('button', { name: 'Save controls' }).click();
+    await page.locator('#workspace', { hasText: 'enterprise plan' }).waitFor();
+    assert.deepEqual(await api('/app/api/workspace'), { id: opsWorkspace, plan: 'enterprise', apiAccess: null, creditsEnforced: true, dailyCeilingUsd: 75 });
+    await page.locator('#grant-credits').fill('40');
+    await page.locator('#grant-note').fill('pilot');
+    await page.getByRole('button', { name: 'Grant credits' }).click();
+    await page.locator('#credits [data-credit="granted"] strong', { hasText: '40' }).waitFor();
+    assert.equal((await api('/app/api/usage')).credits.granted, 40);
+    await page.screenshot({ path: join(SCREENSHOTS, 'settings-workspace.png'), fullPage: true });
+
+    // `workspace create`, then `demo` into it: the page moves to the new workspace's settings.
+    await page.locator('#workspace-name').fill(`Agency ${RUN}`);
+    await page.getByRole('button', { name: 'Create and switch to it' }).click();
+    await page.waitForURL(`${origin}/settings`);
+    await settled(page);
+    await page.locator('#workspace', { hasText: `Agency ${RUN}: starter plan` }).waitFor();
+    assert.equal(await page.locator('#workspace-pick').isVisible(), true, 'two workspaces: the switcher');
+    await page.getByRole('button', { name: 'Add the demo project' }).click();
+    await page.locator('#demo-secret:not([hidden])').waitFor();
+    assert.match((await page.locator('#demo-secret-value').textContent())!, /^read key: +sl_\S+\ningest key: sl_\S+$/);
+    await page.locator('#projects tr', { hasText: 'Acme CRM' }).waitFor();
+
+    // Back to the first workspace through the switcher in the top bar.
+    await page.locator('#workspace-choice').selectOption(opsWorkspace);
+    await page.getByRole('button', { name: 'Switch', exact: true }).click();
+    await page.waitForURL(`${origin}/`);
+    await settled(page);
+    assert.equal(await page.locator('#project option:checked').textContent(), 'Initech');
+    assert.equal((await api('/app/session')).workspaceId, opsWorkspace);
     await context.close();
   });
 

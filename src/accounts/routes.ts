@@ -6,10 +6,10 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../db/types.ts';
-import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../http/errors.ts';
+import { ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError } from '../http/errors.ts';
 import { Envelope, Uuid } from '../http/schemas.ts';
 import { readCookies, sessionCookie } from './cookies.ts';
-import { findSession, SESSION_COOKIE, SESSION_MS, signIn, signOut, type Session } from './sessions.ts';
+import { findSession, moveSession, SESSION_COOKIE, SESSION_MS, signIn, signOut, type Session } from './sessions.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -112,6 +112,26 @@ export async function accountRoutes(app: FastifyInstance, options: { db: Kysely<
     async (request) => {
       if (!request.session) throw new UnauthorizedError('not signed in');
       return { data: view(request.session) };
+    },
+  );
+
+  typed.patch(
+    '/app/session',
+    {
+      schema: {
+        summary: "Move the session to another of the person's workspaces (the workspace switcher)",
+        tags: ['app'],
+        body: Type.Object({ workspaceId: Uuid }),
+        response: { 200: Envelope(SessionView) },
+      },
+    },
+    async (request) => {
+      const token = readCookies(request.headers.cookie).get(SESSION_COOKIE);
+      if (!request.session || token === undefined) throw new UnauthorizedError('not signed in');
+      const moved = await moveSession(db, token, request.body.workspaceId.toLowerCase(), now());
+      // Not a member there: as unknown as a workspace that does not exist.
+      if (!moved) throw new NotFoundError(`no workspace ${request.body.workspaceId}`);
+      return { data: view(moved) };
     },
   );
 

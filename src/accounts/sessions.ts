@@ -53,6 +53,21 @@ export async function findSession(db: Kysely<DB>, token: string, now: Date): Pro
   return row && { userId: row.user_id, email: row.email, workspaceId: row.workspace_id, role: row.role, csrfToken: row.csrf_token, expiresAt: row.expires_at };
 }
 
+/**
+ * Moves a live session to another workspace of its person (the workspace switcher), or undefined
+ * when the person is no member there. The token and the CSRF token stay.
+ */
+export async function moveSession(db: Kysely<DB>, token: string, workspaceId: string, now: Date): Promise<Session | undefined> {
+  const moved = await db
+    .updateTable('sessions as s')
+    .set({ workspace_id: workspaceId })
+    .where('s.token_hash', '=', hashToken(token))
+    .where('s.expires_at', '>', now)
+    .where(({ exists, selectFrom }) => exists(selectFrom('memberships as m').select('m.role').whereRef('m.user_id', '=', 's.user_id').where('m.workspace_id', '=', workspaceId)))
+    .executeTakeFirst();
+  return moved.numUpdatedRows === 0n ? undefined : findSession(db, token, now);
+}
+
 /** Signs out: the session is gone on every instance at once. */
 export async function signOut(db: Kysely<DB>, token: string): Promise<void> {
   await db.deleteFrom('sessions').where('token_hash', '=', hashToken(token)).execute();

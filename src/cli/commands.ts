@@ -19,7 +19,7 @@ import { listApiKeys } from '../auth/list-api-keys.ts';
 import { listCompetitorDetails, listProjectDetails } from '../projects/list-project-details.ts';
 import { listWorkspaces } from '../workspaces/list-workspaces.ts';
 import { createWorkspace } from '../workspaces/create-workspace.ts';
-import { updateWorkspace } from '../workspaces/update-workspace.ts';
+import { updateWorkspace, workspaceControls } from '../workspaces/update-workspace.ts';
 import { booleanFlag, numberFlag, uuidFlag } from './flags.ts';
 import { idResult, list, str, table, type Command, type CommandContext, type CommandResult, type OptionSpec } from './command.ts';
 import { SAMPLING_COMMANDS } from './sampling-commands.ts';
@@ -80,15 +80,7 @@ export const COMMANDS: Record<string, Command> = {
         creditsEnforced: booleanFlag('credits-enforced', str(values, 'credits-enforced')),
         dailyCeilingUsd: numberFlag('daily-ceiling-usd', str(values, 'daily-ceiling-usd')),
       });
-      const w = await db
-        .selectFrom('workspaces')
-        .select(['plan', 'api_access', 'credits_enforced', 'daily_ceiling_usd'])
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
-      return {
-        json: { id, plan: w.plan, apiAccess: w.api_access, creditsEnforced: w.credits_enforced, dailyCeilingUsd: w.daily_ceiling_usd },
-        text: `updated workspace ${id}`,
-      };
+      return { json: await workspaceControls(db, id), text: `updated workspace ${id}` };
     },
   },
 

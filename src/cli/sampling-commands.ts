@@ -16,6 +16,7 @@ import { dnsHealth } from '../verification/dns-health.ts';
 import { verifyNow } from '../verification/verify-now.ts';
 import { serveMcpOverStdio } from '../mcp/stdio.ts';
 import { NotFoundError } from '../http/errors.ts';
+import { listProviders } from '../sampling/providers/list-providers.ts';
 import { booleanFlag, numberFlag, uuidFlag } from './flags.ts';
 import { idResult, list, str, table, type Command, type OptionSpec, type Values } from './command.ts';
 
@@ -186,7 +187,7 @@ export const SAMPLING_COMMANDS: Record<string, Command> = {
     name: 'providers list',
     options: {},
     run: async ({ config }) => {
-      const providers = config.sampling.providers.map((p) => ({ engine: p.engine, provider: p.provider, configured: p.apiKey !== undefined, baseUrl: p.baseUrl, model: p.model }));
+      const providers = listProviders(config.sampling.providers);
       return {
         json: { providers },
         text: table(providers.map((p) => [p.engine, p.provider, p.configured ? 'configured' : 'no key', p.model, p.baseUrl])),

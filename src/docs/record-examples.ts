@@ -8,6 +8,11 @@ import { DEMO_EMAIL, seedDemo } from '../demo/seed-demo.ts';
 import { toErrorResponse } from '../http/error-handler.ts';
 import { RateLimitedError } from '../http/errors.ts';
 import { INGEST_BODY_LIMIT } from '../traffic/routes.ts';
+import { createOutbound } from '../outbound/outbound.ts';
+import { ENGINE_ADAPTERS } from '../sampling/providers/adapters.ts';
+import { loadSamplingConfig } from '../sampling/providers/providers-config.ts';
+import { createChecker } from '../verification/checker.ts';
+import { dnsHealth } from '../verification/dns-health.ts';
 import type { ExamplesFile, OperationExample } from './attach-examples.ts';
 
 /** The demo's clock: fixed, so the days in the examples do not move with the day the file is made. */
@@ -50,7 +55,19 @@ export async function recordExamples(db: Kysely<DB>): Promise<ExamplesFile> {
   const demo = await seedDemo(db, { now });
   await createUser(db, { workspaceId: demo.workspaceId, email: DEMO_EMAIL, password: DEMO_PASSWORD, role: 'owner' });
   // A webhook URL is vetted against its address; this name is mapped to a documentation address so no DNS is asked.
-  const app = await buildApp({ db, now: () => now, publicUrl: EXAMPLE_SERVER, resolve: new Map([['hooks.acme.com:443', '192.0.2.10']]) });
+  // Sampling with no provider key (each check skipped, nothing sent), and a verifier whose resolver
+  // knows no name (each page left unchecked): the recording never leaves the machine.
+  const sampling = loadSamplingConfig({});
+  const offline = createOutbound({ userAgent: 'SightlineBot/examples', lookup: async (host) => Promise.reject(Object.assign(new Error(`${host} not found`), { code: 'ENOTFOUND' })) });
+  const app = await buildApp({
+    db,
+    now: () => now,
+    publicUrl: EXAMPLE_SERVER,
+    resolve: new Map([['hooks.acme.com:443', '192.0.2.10']]),
+    sampler: { db, outbound: offline, sampling, providers: sampling.providers, adapters: ENGINE_ADAPTERS, now: () => now },
+    // The verifier's clock is the real one: a page is due from when it was first cited (now, on this machine).
+    verifier: { db, check: createChecker(offline), dnsWorks: dnsHealth(offline), now: () => new Date(), recheckDays: 7, concurrency: 2 },
+  });
   await app.ready();
   const operations: Record<string, OperationExample> = {};
   const errors: Record<string, unknown> = {};
@@ -136,7 +153,7 @@ export async function recordExamples(db: Kysely<DB>): Promise<ExamplesFile> {
     });
     await call({ method: 'PATCH', path: '/app/api/prompts/{id}', params: { id: prompt.data.id }, as: 'session', body: { samples: 5, cadence: 'weekly' } });
     await call({ method: 'GET', path: '/app/api/projects/{id}/prompts', params: { id }, as: 'session' });
-    await call({ method: 'POST', path: '/app/api/projects', as: 'session', body: { name: 'Acme Support', domain: 'support.acme.com', color: '#0ea5e9', aliases: ['Acme Helpdesk'] } });
+    const support = await call({ method: 'POST', path: '/app/api/projects', as: 'session', body: { name: 'Acme Support', domain: 'support.acme.com', color: '#0ea5e9', aliases: ['Acme Helpdesk'] } });
     await call({ method: 'POST', path: '/app/api/projects/{id}/competitors', params: { id }, as: 'session', body: { name: 'Hooli', domain: 'hooli.com', aliases: ['Hooli CRM'] } });
     const key = await call({ method: 'POST', path: '/app/api/keys', as: 'session', body: { scopes: ['read'], name: 'reporting' } });
     await call({ method: 'GET', path: '/app/api/keys', as: 'session' });
@@ -146,6 +163,30 @@ export async function recordExamples(db: Kysely<DB>): Promise<ExamplesFile> {
     await call({ method: 'POST', path: '/app/api/members', as: 'session', body: { email: 'analyst@acme.com', role: 'viewer', password: 'a-long-first-password' } });
     await call({ method: 'GET', path: '/app/api/members', as: 'session' });
     await call({ method: 'GET', path: '/app/api/usage', as: 'session' });
+    await call({ method: 'GET', path: '/app/api/workspace', as: 'session' });
+    await call({ method: 'PATCH', path: '/app/api/workspace', as: 'session', body: { creditsEnforced: true, dailyCeilingUsd: 25 } });
+    await call({ method: 'POST', path: '/app/api/credits', as: 'session', body: { credits: 500, note: 'pilot extension' } });
+    await call({ method: 'GET', path: '/app/api/providers', as: 'session' });
+    await call({
+      method: 'POST',
+      path: '/app/api/projects/{id}/runs',
+      params: { id: support.data.id },
+      as: 'session',
+      contentType: 'application/x-ndjson',
+      body: [
+        { id: 'a5a3c6f2-8d0e-4f43-9a55-3f1f6f0d2c11', engine: 'perplexity', prompt: 'how do I reset my acme helpdesk password', ranAt: `${day(-1)}T09:30:00Z`, status: 'ok', mentions: [{ subject: 'Acme Support', position: 1 }], citations: [{ url: 'https://support.acme.com/articles/reset-password' }] },
+        { id: 'c0d9e8f7-1a2b-4c3d-8e4f-5a6b7c8d9e0f', engine: 'chatgpt', prompt: 'how do I reset my acme helpdesk password', ranAt: `${day(-1)}T09:31:00Z`, status: 'failed' },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
+    });
+    await call({ method: 'POST', path: '/app/api/projects/{id}/verify', params: { id: support.data.id }, as: 'session' });
+    await call({ method: 'POST', path: '/app/api/projects/{id}/sample', params: { id }, as: 'session', body: { promptId: prompt.data.id } });
+    const workspace = await call({ method: 'POST', path: '/app/api/workspaces', as: 'session', body: { name: 'Acme agency clients', plan: 'starter' } });
+    await call({ method: 'PATCH', path: '/app/session', as: 'session', body: { workspaceId: workspace.data.id } });
+    await call({ method: 'POST', path: '/app/api/demo', as: 'session' });
+    // Back to the demo workspace for what follows (not an example: the switch is recorded above).
+    await app.inject({ method: 'PATCH', url: '/app/session', headers: { cookie, 'x-csrf-token': csrfToken, 'content-type': 'application/json' }, payload: JSON.stringify({ workspaceId: demo.workspaceId }) });
 
     // The read API, with the demo read key.
     await call({ method: 'GET', path: '/api/v1/projects', as: 'read' });
@@ -185,6 +226,7 @@ export async function recordExamples(db: Kysely<DB>): Promise<ExamplesFile> {
     await call({ method: 'DELETE', path: '/app/session', as: 'session' });
   } finally {
     await app.close();
+    await offline.close();
   }
 
   // The document describes itself: its example is the document's outline, not the document.

@@ -17,3 +17,12 @@ export async function createWorkspace(db: Kysely<DB>, input: { name: string; pla
   await db.insertInto('workspaces').values({ id, name, plan, api_access: null }).execute();
   return { id };
 }
+
+/** A workspace made by a signed-in person (the app), who becomes its owner: both or neither. */
+export async function createOwnedWorkspace(db: Kysely<DB>, ownerId: string, input: { name: string; plan?: string | undefined }): Promise<{ id: string }> {
+  return db.transaction().execute(async (tx) => {
+    const made = await createWorkspace(tx, input);
+    await tx.insertInto('memberships').values({ workspace_id: made.id, user_id: ownerId, role: 'owner' }).execute();
+    return made;
+  });
+}

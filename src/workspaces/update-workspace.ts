@@ -33,9 +33,25 @@ export async function updateWorkspace(db: Kysely<DB>, id: string, changes: Works
     set.daily_ceiling_usd = ceiling;
   }
   if (Object.keys(set).length === 0) {
-    throw new BadRequestError('nothing to change: give --plan, --api-access, --credits-enforced or --daily-ceiling-usd');
+    throw new BadRequestError('nothing to change: give a plan, API access, credits enforcement or a daily ceiling (--plan, --api-access, --credits-enforced, --daily-ceiling-usd)');
   }
   const result = await db.updateTable('workspaces').set(set).where('id', '=', id).executeTakeFirst();
   if (result.numUpdatedRows === 0n) throw new NotFoundError(`no workspace ${id}`);
   return { id };
+}
+
+export interface WorkspaceControls {
+  id: string;
+  plan: string;
+  /** null: the plan decides. */
+  apiAccess: boolean | null;
+  creditsEnforced: boolean;
+  dailyCeilingUsd: number;
+}
+
+/** What `workspace update` reports: the workspace's plan and controls as they now are. */
+export async function workspaceControls(db: Kysely<DB>, id: string): Promise<WorkspaceControls> {
+  const w = await db.selectFrom('workspaces').select(['plan', 'api_access', 'credits_enforced', 'daily_ceiling_usd']).where('id', '=', id).executeTakeFirst();
+  if (!w) throw new NotFoundError(`no workspace ${id}`);
+  return { id, plan: w.plan, apiAccess: w.api_access, creditsEnforced: w.credits_enforced, dailyCeilingUsd: Number(w.daily_ceiling_usd) };
 }

@@ -11,15 +11,18 @@ export class ApiError extends Error {
   }
 }
 
-/** `data` of the answer; an ApiError with the error body's code and message on a failure. */
-export async function api(path, { method = 'GET', body, csrf, signal } = {}) {
+/**
+ * `data` of the answer; an ApiError with the error body's code and message on a failure. A body is
+ * sent as JSON, or as it is under `contentType` (a file, say).
+ */
+export async function api(path, { method = 'GET', body, contentType, csrf, signal } = {}) {
   const headers = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
   if (csrf) headers['x-csrf-token'] = csrf;
   const response = await fetch(path, {
     method,
     headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined || contentType ? body : JSON.stringify(body),
     credentials: 'same-origin',
     signal,
   });

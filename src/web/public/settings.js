@@ -1,11 +1,15 @@
-// The workspace's settings, on the management API (/app/api, src/management/routes.ts): projects,
-// the project's competitors and prompts (with the monthly estimate), API keys, webhooks, members,
-// usage and credits. Every member reads; owners change, each change carrying the session's CSRF
+// The workspace's settings, on the management API (/app/api, src/management/routes.ts): the
+// workspace (settings-workspace.js), projects, the project's competitors and prompts (with the
+// monthly estimate), collecting its data (settings-collect.js), API keys, webhooks, members, usage
+// and credits. Every member reads; owners change, each change carrying the session's CSRF
 // token. A viewer gets no change control at all (the forms and action buttons are removed, not
 // disabled), and the service refuses a viewer's change anyway (403). A secret (a new key, a
 // webhook's signing secret) is shown once, as the API gives it once.
-import { api, ApiError } from './api.js';
-import { currentSession, engines, failure, readAddress, startShell, status, writeAddress } from './shell.js';
+import { api } from './api.js';
+import { bindCopy, change, confirmButton, onSubmit, showSecret } from './forms.js';
+import { bindCollect, loadProviders } from './settings-collect.js';
+import { bindWorkspaceForms, loadWorkspace } from './settings-workspace.js';
+import { engines, failure, readAddress, startShell, status, writeAddress } from './shell.js';
 import { $, count, emptyRow, formatTime, h, longDay, numCell, option, swatch, td, usd } from './ui.js';
 
 const state = readAddress();
@@ -16,7 +20,6 @@ let engineList = [];
 let editing = null;
 
 const projectPath = () => `/app/api/projects/${encodeURIComponent(state.projectId)}`;
-const change = (path, method, body) => api(path, { method, body, csrf: currentSession().csrfToken });
 const list = (value) => value.split(',').map((s) => s.trim()).filter(Boolean);
 
 async function start() {
@@ -34,91 +37,31 @@ async function start() {
   for (const name of document.querySelectorAll('[data-project-name]')) name.textContent = project ? `of ${project.name}` : '';
   engineList = await engines();
   if (canChange) bindForms();
-  await Promise.all([loadProjects(), state.projectId ? loadCompetitors() : null, state.projectId ? loadPrompts() : null, loadKeys(), loadWebhooks(), loadMembers(), loadUsage()]);
+  await Promise.all([
+    loadWorkspace(canChange),
+    loadProjects(),
+    state.projectId ? loadCompetitors() : null,
+    state.projectId ? loadPrompts() : null,
+    state.projectId ? loadProviders(engineList) : null,
+    loadKeys(),
+    loadWebhooks(),
+    loadMembers(),
+    loadUsage(),
+  ]);
   status('');
   $('main').removeAttribute('aria-busy');
 }
 
-/** What a refused change says, in the form that made it. */
-function say(form, error) {
-  if (error instanceof ApiError && error.status === 401) return location.reload();
-  const node = form.querySelector('.form-error');
-  node.textContent =
-    error instanceof ApiError && error.status === 403 ? `Refused: ${error.message}.` : error instanceof ApiError && error.status === 400 ? `Not saved: ${error.message}.` : `Not saved: ${error.message}`;
-  node.hidden = false;
-}
-
-/** A form's submit: the handler runs with the button held; what fails is said in the form. */
-function onSubmit(form, handler) {
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const error = form.querySelector('.form-error');
-    error.hidden = true;
-    const button = form.querySelector('button[type="submit"]');
-    button.disabled = true;
-    try {
-      await handler(form.elements);
-    } catch (e) {
-      say(form, e);
-    } finally {
-      button.disabled = false;
-    }
-  });
-}
-
-/** A button that asks again before it acts: the first press arms it, a second within 5 s acts. */
-function confirmButton(label, confirmLabel, accessibleName, act) {
-  const button = h('button', { type: 'button', class: 'danger', 'aria-label': accessibleName }, label);
-  let timer = null;
-  button.addEventListener('click', async () => {
-    if (!button.classList.contains('confirm')) {
-      button.classList.add('confirm');
-      button.textContent = confirmLabel;
-      button.setAttribute('aria-label', `${confirmLabel}: ${accessibleName}`);
-      timer = setTimeout(() => {
-        button.classList.remove('confirm');
-        button.textContent = label;
-        button.setAttribute('aria-label', accessibleName);
-      }, 5000);
-      return;
-    }
-    clearTimeout(timer);
-    button.disabled = true;
-    try {
-      await act();
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) return location.reload();
-      button.disabled = false;
-      status(`${accessibleName} failed: ${error.message}`, 'error');
-    }
-  });
-  return button;
-}
-
-/** Shows a secret given once, with a copy button (and what to do where the clipboard is closed). */
-function showSecret(prefix, secret) {
-  $(`${prefix}-secret-value`).textContent = secret;
-  $(`${prefix}-secret`).hidden = false;
-  $(`copy-${prefix}-done`).textContent = '';
-  // Where the eyes and the keyboard are next: the secret and its copy button.
-  $(`${prefix}-secret`).scrollIntoView({ block: 'nearest' });
-  $(`copy-${prefix}`).focus();
-}
-
-function bindCopy(prefix) {
-  $(`copy-${prefix}`).addEventListener('click', async () => {
-    const value = $(`${prefix}-secret-value`).textContent;
-    try {
-      await navigator.clipboard.writeText(value);
-      $(`copy-${prefix}-done`).textContent = 'Copied.';
-    } catch {
-      getSelection().selectAllChildren($(`${prefix}-secret-value`));
-      $(`copy-${prefix}-done`).textContent = 'Selected: press Ctrl+C (⌘C) to copy.';
-    }
-  });
-}
-
 function bindForms() {
+  bindWorkspaceForms({
+    onControls: () => Promise.all([loadWorkspace(true), loadUsage()]),
+    onDemo: (projectId) => {
+      $('project').append(option(projectId, 'Acme CRM (demo)'));
+      return Promise.all([loadProjects(), loadKeys()]);
+    },
+    onGrant: loadUsage,
+  });
+  if (state.projectId) bindCollect(projectPath);
   onSubmit($('project-form'), async (f) => {
     const { id } = await change('/app/api/projects', 'POST', { name: f.name.value.trim(), domain: f.domain.value.trim(), color: f.color.value, aliases: list(f.aliases.value) });
     // The first project: its settings, where competitors and prompts are added.
@@ -191,10 +134,8 @@ let projectsLoaded = null;
 const loadProjects = () => (projectsLoaded = readProjects());
 
 async function readProjects() {
-  const [{ projects }, { workspaces }] = await Promise.all([api('/app/api/projects'), api('/app/api/workspaces')]);
+  const { projects } = await api('/app/api/projects');
   projectsById = new Map(projects.map((p) => [p.id, p]));
-  const current = workspaces.find((w) => w.current);
-  if (current) $('workspace').textContent = `Workspace ${current.name}, ${current.plan} plan; you are ${current.role === 'owner' ? 'an owner' : 'a viewer'}.`;
   $('projects').tBodies[0].replaceChildren(
     ...(projects.length
       ? projects.map((p) =>

@@ -102,9 +102,10 @@ export function status(message, kind = '') {
  */
 export async function startShell(page, state) {
   $('sign-out').addEventListener('click', signOut);
-  const [signedIn, { projects }] = await Promise.all([api('/app/session'), api('/api/v1/projects')]);
+  const [signedIn, { projects }, { workspaces }] = await Promise.all([api('/app/session'), api('/api/v1/projects'), api('/app/api/workspaces')]);
   session = signedIn;
   $('who').textContent = `${signedIn.email} (${signedIn.role})`;
+  showWorkspaces(workspaces);
   if (!state.projectId && projects.length) state.projectId = projects[0].id;
   updateNav(state);
   const select = $('project');
@@ -124,6 +125,29 @@ export async function startShell(page, state) {
     if (select.value !== state.projectId) location.assign(pageHref(select.value, page === 'run' ? 'prompts' : page, state));
   });
   return { session: signedIn, projects, project };
+}
+
+/**
+ * The workspace switcher, for a person in more than one: the session moves (PATCH /app/session)
+ * and the app opens the other workspace's first project. A button, not the list, switches.
+ */
+function showWorkspaces(workspaces) {
+  if (workspaces.length < 2) return;
+  const select = $('workspace-choice');
+  select.replaceChildren(...workspaces.map((w) => option(w.id, `${w.name} (${w.role})`)));
+  select.value = workspaces.find((w) => w.current)?.id ?? '';
+  $('workspace-pick').hidden = false;
+  $('workspace-pick').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (workspaces.find((w) => w.current)?.id === select.value) return;
+    await switchWorkspace(select.value).catch(failure('the workspace'));
+  });
+}
+
+/** Moves the session to another of the person's workspaces and opens it (at `to`). */
+export async function switchWorkspace(workspaceId, to = '/') {
+  await api('/app/session', { method: 'PATCH', body: { workspaceId }, csrf: session.csrfToken });
+  location.assign(to);
 }
 
 /** The range and filter form, if the page has one: shows the state and reports each change. */
