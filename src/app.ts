@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from './db/types.ts';
 import type { TrustProxy } from './config.ts';
 import { authPlugin } from './auth/auth-plugin.ts';
+import { compressJson } from './http/compress-json.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.ts';
 import { logRequests } from './http/log-requests.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -83,6 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   installErrorHandling(app);
   logRequests(app, options.slowRequestMs ?? 500);
+  compressJson(app);
   app.addSchema(ErrorBody);
   await registerOpenApi(app);
   await app.register(cors, {

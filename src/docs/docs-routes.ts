@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { preferredEncoding } from '../http/accept-encoding.ts';
 import { NotFoundError } from '../http/errors.ts';
 
 /**
@@ -90,7 +91,7 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
 
 function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset) {
   // A PNG is compressed already.
-  const encoding = asset.type.startsWith('image/') ? undefined : (['br', 'gzip'] as const).find((e) => accepts(request, e));
+  const encoding = asset.type.startsWith('image/') ? undefined : preferredEncoding(request);
   if (encoding === undefined) return reply.send(asset.body);
   let encoded = asset.encoded.get(encoding);
   if (!encoded) {
@@ -98,17 +99,6 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset) {
     asset.encoded.set(encoding, encoded);
   }
   return reply.header('content-encoding', encoding).send(encoded);
-}
-
-/** Whether Accept-Encoding takes `encoding` (listed without `q=0`). */
-function accepts(request: FastifyRequest, encoding: string): boolean {
-  return String(request.headers['accept-encoding'] ?? '')
-    .split(',')
-    .some((part) => {
-      const [token, ...params] = part.trim().toLowerCase().split(';');
-      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-      return token === encoding && (q === undefined || Number(q.slice(2)) > 0);
-    });
 }
 
 /** The page: a mount point and its scripts; the settings are data attributes (the policy allows no inline script). */

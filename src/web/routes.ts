@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../db/types.ts';
+import { acceptsEncoding } from '../http/accept-encoding.ts';
 import { NotFoundError, UnauthorizedError } from '../http/errors.ts';
 import { Envelope, Uuid } from '../http/schemas.ts';
 import { utcDay } from '../usage/calendar.ts';
@@ -63,7 +64,7 @@ export async function webRoutes(app: FastifyInstance, options: { db: Kysely<DB>;
     const html = (request.session ? pages.get(name)! : signInPage).replace('{{today}}', utcDay(options.now()));
     // A page depends on the session cookie: never kept by a cache.
     void reply.header('cache-control', 'no-store').header('vary', 'Cookie, Accept-Encoding').type('text/html; charset=utf-8');
-    if (accepts(request, 'gzip')) return reply.header('content-encoding', 'gzip').send(gzipSync(html));
+    if (acceptsEncoding(request, 'gzip')) return reply.header('content-encoding', 'gzip').send(gzipSync(html));
     return reply.send(html);
   };
 
@@ -115,17 +116,7 @@ function composePage(html: string, name: PageName, partials: { head: string; hea
 }
 
 function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset) {
-  if (accepts(request, 'br')) return reply.header('content-encoding', 'br').send(asset.br);
-  if (accepts(request, 'gzip')) return reply.header('content-encoding', 'gzip').send(asset.gzip);
+  if (acceptsEncoding(request, 'br')) return reply.header('content-encoding', 'br').send(asset.br);
+  if (acceptsEncoding(request, 'gzip')) return reply.header('content-encoding', 'gzip').send(asset.gzip);
   return reply.send(asset.body);
-}
-
-/** Whether the client takes this content coding (a `q=0` refuses it). */
-function accepts(request: FastifyRequest, coding: string): boolean {
-  const header = request.headers['accept-encoding'];
-  if (typeof header !== 'string') return false;
-  return header.split(',').some((part) => {
-    const [name, ...params] = part.trim().split(';');
-    return name?.trim().toLowerCase() === coding && !params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
-  });
 }
