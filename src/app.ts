@@ -105,6 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     sampler: options.sampler,
     verifier: options.verifier,
     importBatch: options.importBatch,
+    verifyForMs: 20_000,
     onError: (error) => app.log.error({ err: error }, 'work started from the app failed'),
   });
   await app.register(publicTrafficRoutes, deps);

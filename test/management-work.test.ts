@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { createUser } from '../src/accounts/create-user.ts';
 import { createOutbound, type Outbound } from '../src/outbound/outbound.ts';
@@ -72,6 +73,7 @@ describe('the management API: runs import, sampling and verification from the ap
     assert.equal(res.statusCode, 200);
     return { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().data.csrfToken as string };
   }
+  const runCount = async () => Number((await database.db.selectFrom('runs').select((eb) => eb.fn.countAll<string>().as('n')).where('project_id', '=', fx.projectId).executeTakeFirstOrThrow()).n);
   const as = (on: FastifyInstance, who: { cookie: string; csrf: string }, method: 'GET' | 'POST', url: string, payload?: object | string, contentType?: string) =>
     on.inject({ method, url, headers: { cookie: who.cookie, 'x-csrf-token': who.csrf, ...(contentType ? { 'content-type': contentType } : {}) }, ...(payload !== undefined ? { payload } : {}) });
 
@@ -103,6 +105,30 @@ describe('the management API: runs import, sampling and verification from the ap
     });
     assert.equal(tooBig.statusCode, 413);
     assert.equal(tooBig.json().error.code, 'bad_request');
+
+    // Valid runs past the limit, sent without a length (as a stream): refused whole, nothing imported.
+    const before = await runCount();
+    const line = run('streamed', 10) + '\n';
+    const chunked = await app.inject({
+      method: 'POST',
+      url: `/app/api/projects/${fx.projectId}/runs`,
+      headers: { cookie: owner.cookie, 'x-csrf-token': owner.csrf, 'content-type': 'application/x-ndjson' },
+      payload: Readable.from((function* () {
+        for (let sent = 0; sent <= RUNS_UPLOAD_LIMIT; sent += line.length * 1000) yield line.repeat(1000);
+      })()),
+    });
+    assert.equal(chunked.statusCode, 413);
+    assert.equal(await runCount(), before, 'nothing imported');
+  });
+
+  test('who may upload is settled before the body is read', async () => {
+    // Headers that announce a body larger than the limit: a refusal that waited for it would be a 413.
+    const announce = (headers: Record<string, string>, id = fx.projectId) =>
+      app.inject({ method: 'POST', url: `/app/api/projects/${id}/runs`, headers: { 'content-type': 'application/x-ndjson', 'content-length': String(RUNS_UPLOAD_LIMIT * 2), ...headers }, payload: 'x' });
+    assert.equal((await announce({})).statusCode, 401);
+    assert.equal((await announce({ cookie: viewer.cookie, 'x-csrf-token': viewer.csrf })).statusCode, 403);
+    assert.equal((await announce({ cookie: owner.cookie, 'x-csrf-token': owner.csrf }, randomUUID())).statusCode, 404);
+    assert.equal((await announce({ cookie: owner.cookie, 'x-csrf-token': owner.csrf }, 'nope')).statusCode, 400);
   });
 
   test('sample now queues a cycle as `sample` does; an instance without sampling refuses', async () => {
@@ -127,7 +153,7 @@ describe('the management API: runs import, sampling and verification from the ap
     assert.equal((await as(app, owner, 'POST', `/app/api/projects/${fx.projectId}/runs`, lines, 'application/x-ndjson')).json().data.imported, 1);
     const checked = await as(app, owner, 'POST', `/app/api/projects/${fx.projectId}/verify`);
     assert.equal(checked.statusCode, 200, checked.body);
-    assert.deepEqual(checked.json().data, { checked: 2, verified: 1, stale: 0, broken: 0, hallucinated: 1, unchecked: 0 });
+    assert.deepEqual(checked.json().data, { checked: 2, verified: 1, stale: 0, broken: 0, hallucinated: 1, unchecked: 0, complete: true });
     assert.equal((await as(app, owner, 'POST', `/app/api/projects/${fx.projectId}/verify`)).json().data.checked, 0, 'nothing is due any more');
     assert.equal((await as(app, viewer, 'POST', `/app/api/projects/${fx.projectId}/verify`)).statusCode, 403);
     assert.equal((await as(bare, owner, 'POST', `/app/api/projects/${fx.projectId}/verify`)).statusCode, 400);

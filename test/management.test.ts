@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { before, describe, test } from 'node:test';
 import { createUser } from '../src/accounts/create-user.ts';
 import { COMMANDS } from '../src/cli/commands.ts';
@@ -42,7 +43,7 @@ const APP_OPERATION_OF: Record<string, string | null> = {
 };
 
 describe('the management API: what the CLI does, for signed-in members', () => {
-  const ctx = useTestApp({ configuredEngines: ['perplexity', 'copilot'] });
+  const ctx = useTestApp({ configuredEngines: ['perplexity', 'copilot'], resolve: new Map([['hooks.mgmt.example:443', '192.0.2.10']]) });
   let fx: Fixture;
   const password = 'a fine long password';
   let owner: { cookie: string; csrf: string };
@@ -146,6 +147,8 @@ describe('the management API: what the CLI does, for signed-in members', () => {
     assert.equal((await as(owner, 'GET', `/api/v1/projects/${fx.projectId}`)).statusCode, 404, 'and the public API with it');
     assert.equal((await as(viewer, 'PATCH', '/app/session', { workspaceId: secondId })).statusCode, 404, 'not a member there: no such workspace');
     assert.equal((await ctx.app.inject({ method: 'PATCH', url: '/app/session', headers: { cookie: owner.cookie }, payload: { workspaceId: fx.workspaceId } })).statusCode, 403, 'a switch needs the CSRF token');
+    const withKeyHeader = await ctx.app.inject({ method: 'PATCH', url: '/app/session', headers: { cookie: owner.cookie, authorization: 'Bearer whatever' }, payload: { workspaceId: fx.workspaceId } });
+    assert.equal(withKeyHeader.statusCode, 401, 'a request with an Authorization header is not the cookie\'s: no session, no CSRF exemption');
     assert.equal((await as(owner, 'PATCH', '/app/session', { workspaceId: fx.workspaceId })).statusCode, 200);
     assert.equal((await as(owner, 'GET', '/app/api/projects')).json().data.projects.some((p: { id: string }) => p.id === fx.projectId), true);
   });
@@ -164,17 +167,86 @@ describe('the management API: what the CLI does, for signed-in members', () => {
     assert.equal((await api()).statusCode, 403, 'the free plan has no API access: at once');
     assert.equal((await as(boss, 'PATCH', '/app/api/workspace', { apiAccess: true })).json().data.apiAccess, true);
     assert.equal((await api()).statusCode, 200);
+    assert.equal((await as(boss, 'PATCH', '/app/api/workspace', { apiAccess: null })).json().data.apiAccess, null, 'null: back to what the plan has');
+    assert.equal((await api()).statusCode, 403);
+    assert.equal((await as(boss, 'PATCH', '/app/api/workspace', { apiAccess: true })).statusCode, 200);
     const refused = await as(boss, 'PATCH', '/app/api/workspace', { dailyCeilingUsd: 1.005 });
     assert.equal(refused.statusCode, 400);
     assert.ok(refused.json().error.details.dailyCeilingUsd);
     assert.equal((await as(boss, 'PATCH', '/app/api/workspace', {})).statusCode, 400, 'nothing to change');
+    // Bodies are taken as typed: null or true where a number or a boolean belongs is refused, never read as 0, 1 or false.
+    for (const body of [{ dailyCeilingUsd: null }, { dailyCeilingUsd: '5' }, { creditsEnforced: 'yes' }, { creditsEnforced: null }]) {
+      const typed = await as(boss, 'PATCH', '/app/api/workspace', body);
+      assert.equal(typed.statusCode, 400, JSON.stringify(body));
+    }
+    assert.equal((await as(boss, 'POST', '/app/api/credits', { credits: true })).statusCode, 400);
+    assert.deepEqual((await as(reader, 'GET', '/app/api/workspace')).json().data.dailyCeilingUsd, 12.5, 'unchanged by the refusals');
     assert.equal((await as(reader, 'PATCH', '/app/api/workspace', { plan: 'enterprise' })).statusCode, 403);
 
     const granted = await as(boss, 'POST', '/app/api/credits', { credits: 250.5, note: 'pilot' });
     assert.deepEqual(granted.json().data, { workspaceId: other.workspaceId, credits: 250.5 });
     assert.equal((await as(boss, 'POST', '/app/api/credits', { credits: -1 })).json().error.details.credits, 'must be a positive number with at most four decimals');
+    assert.equal((await as(boss, 'POST', '/app/api/credits', { credits: 1e9 })).statusCode, 400, "today's grants stay within a billion credits");
     assert.equal((await as(reader, 'POST', '/app/api/credits', { credits: 1 })).statusCode, 403);
     const usage = (await as(reader, 'GET', '/app/api/usage')).json().data;
     assert.deepEqual([usage.plan, usage.credits.granted, usage.credits.enforced, usage.dailySpend.ceilingUsd], ['free', 250.5, true, 12.5]);
+  });
+
+  test('colours picked in the app: the brand\'s and a competitor\'s, shown by the ranking at once', async () => {
+    const rows = async () =>
+      Object.fromEntries(
+        (await ctx.app.inject({ url: `/api/v1/projects/${fx.projectId}/visibility/ranking`, headers: { authorization: `Bearer ${fx.readKey}` } })).json().data.rows.map((r: { name: string; color: string | null }) => [r.name, r.color]),
+      );
+    assert.deepEqual(await rows(), { Acme: '#112233', Globex: null });
+    const recolor = (who: { cookie: string; csrf: string }, subjectId: string, color: string | null) => as(who, 'PATCH', `/app/api/projects/${fx.projectId}/subjects/${subjectId}`, { color });
+    assert.deepEqual((await recolor(owner, fx.competitorId, '#0E7490')).json().data, { id: fx.competitorId, color: '#0e7490' });
+    assert.equal((await recolor(owner, fx.projectId, null)).statusCode, 200);
+    assert.deepEqual(await rows(), { Acme: null, Globex: '#0e7490' }, 'the cached ranking is computed afresh');
+    assert.equal((await recolor(owner, fx.competitorId, 'teal')).json().error.details.color, 'must be #rgb or #rrggbb');
+    assert.equal((await recolor(viewer, fx.competitorId, '#000')).statusCode, 403);
+    const other = await createFixture(ctx.db);
+    assert.equal((await recolor(owner, other.competitorId, '#000')).statusCode, 404, "another project's competitor is no subject of this one");
+  });
+
+  test('members: roles changed and members removed (their sessions end at once); a workspace keeps an owner', async () => {
+    const team = await createFixture(ctx.db);
+    const made = await Promise.all(
+      ['lead', 'analyst'].map((name, i) => createUser(ctx.db, { workspaceId: team.workspaceId, email: `${name}@team.example`, password, role: i === 0 ? 'owner' : 'viewer' })),
+    );
+    const [leadId, analystId] = made.map((m) => m.id) as [string, string];
+    const lead = await signIn('lead@team.example');
+    const analyst = await signIn('analyst@team.example');
+    assert.equal((await as(lead, 'PATCH', `/app/api/members/${leadId}`, { role: 'viewer' })).statusCode, 409, 'the only owner stays one');
+    assert.equal((await as(lead, 'DELETE', `/app/api/members/${leadId}`)).statusCode, 409);
+    assert.equal((await as(lead, 'POST', '/app/api/members', { email: 'LEAD@team.example', role: 'viewer', password })).statusCode, 409, 'nor through adding the same person again');
+    assert.equal((await as(analyst, 'PATCH', `/app/api/members/${analystId}`, { role: 'owner' })).statusCode, 403, 'a viewer promotes nobody, not even themselves');
+    assert.equal((await as(lead, 'PATCH', `/app/api/members/${analystId}`, { role: 'admin' })).json().error.details.role, 'must be one of owner, viewer');
+
+    assert.deepEqual((await as(lead, 'PATCH', `/app/api/members/${analystId}`, { role: 'owner' })).json().data, { id: analystId, role: 'owner' });
+    assert.equal((await as(analyst, 'GET', '/app/session')).json().data.role, 'owner', 'the session reads the new role on its next request');
+    assert.equal((await as(analyst, 'PATCH', `/app/api/members/${leadId}`, { role: 'viewer' })).statusCode, 200, 'with two owners, one may step down');
+
+    assert.equal((await as(analyst, 'DELETE', `/app/api/members/${leadId}`)).statusCode, 200);
+    assert.equal((await as(lead, 'GET', '/app/api/projects')).statusCode, 401, "the removed member's session ended");
+    assert.equal((await as(analyst, 'DELETE', `/app/api/members/${leadId}`)).statusCode, 404, 'no member any more');
+    assert.deepEqual((await as(analyst, 'GET', '/app/api/members')).json().data.members.map((m: { email: string }) => m.email), ['analyst@team.example']);
+    assert.equal((await as(owner, 'DELETE', `/app/api/members/${analystId}`)).statusCode, 404, "another workspace's member is not there");
+  });
+
+  test('a webhook removed in the app gets nothing more', async () => {
+    const hook = await as(owner, 'POST', '/app/api/webhooks', { url: 'https://hooks.mgmt.example/sightline' });
+    assert.equal(hook.statusCode, 200, hook.body);
+    const { id } = hook.json().data;
+    assert.equal((await as(viewer, 'DELETE', `/app/api/webhooks/${id}`)).statusCode, 403);
+    // A delivery waiting for it: removed with it, so no instance sends it.
+    await ctx.db
+      .insertInto('webhook_deliveries')
+      .values({ id: randomUUID(), workspace_id: fx.workspaceId, webhook_id: id, event_id: randomUUID(), payload: '{}', status: 'pending', next_attempt_at: new Date() })
+      .execute();
+    const removed = await as(owner, "DELETE", `/app/api/webhooks/${id}`);
+    assert.deepEqual(removed.json().data, { id }, removed.body);
+    assert.equal((await ctx.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', id).execute()).length, 0);
+    assert.equal((await as(owner, 'GET', '/app/api/webhooks')).json().data.webhooks.some((w: { id: string }) => w.id === id), false);
+    assert.equal((await as(owner, 'DELETE', `/app/api/webhooks/${id}`)).statusCode, 404);
   });
 });

@@ -370,6 +370,10 @@ describe('the app pages in Chromium', { skip: chromiumSkip }, () => {
     await page.locator('#competitors tr', { hasText: 'Hooli' }).waitFor();
     const { competitors } = await api(`/app/api/projects/${projectId}/competitors`);
     assert.equal(competitors.find((c: { name: string }) => c.name === 'Hooli').color, '#0e7490');
+    // Its colour changed later, with the picker in its row: saved as it closes.
+    await page.getByLabel('Colour of Hooli').fill('#be123c');
+    await page.locator('#status', { hasText: 'Colour of Hooli: saved.' }).waitFor();
+    assert.equal((await api(`/app/api/projects/${projectId}/competitors`)).competitors.find((c: { name: string }) => c.name === 'Hooli').color, '#be123c');
 
     // A daily prompt on ChatGPT in two places: 30 x 2 checks a month, at ChatGPT's price.
     const before = (await api(`/app/api/projects/${projectId}/prompts`)).estimate;
@@ -413,6 +417,19 @@ describe('the app pages in Chromium', { skip: chromiumSkip }, () => {
     // (From outside the browser: signing in here would replace the owner's session.)
     const signIn = await fetch(`${origin}/app/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `new.viewer-${RUN}@example.test`, password: 'another long password' }) });
     assert.equal(((await signIn.json()) as { data: { role: string } }).data.role, 'viewer');
+    // Made an owner, then removed: the role as picked, the row gone.
+    const newcomer = `new.viewer-${RUN}@example.test`;
+    await page.getByLabel(`Role of ${newcomer}`).selectOption('owner');
+    await page.locator('#status', { hasText: `${newcomer} is now an owner.` }).waitFor();
+    assert.equal((await api('/app/api/members')).members.find((m: { email: string }) => m.email === newcomer).role, 'owner');
+    await page.getByRole('button', { name: `Remove ${newcomer}` }).click();
+    await page.getByRole('button', { name: `Confirm removal: Remove ${newcomer}` }).click();
+    await page.locator('#members tr', { hasText: newcomer }).waitFor({ state: 'detached' });
+    // The webhook removed too, asked twice.
+    await page.getByRole('button', { name: 'Remove the webhook https://hooks.example.test/sightline' }).click();
+    await page.getByRole('button', { name: 'Confirm removal: Remove the webhook https://hooks.example.test/sightline' }).click();
+    await page.locator('#webhooks tr', { hasText: 'hooks.example.test' }).waitFor({ state: 'detached' });
+    assert.deepEqual((await api('/app/api/webhooks')).webhooks, []);
 
     // What the service refuses is said in the form.
     await page.getByLabel('Address').fill('http://127.0.0.1/hook');
@@ -573,6 +590,8 @@ describe('the app pages in Chromium', { skip: chromiumSkip }, () => {
     await page.locator('#demo-secret:not([hidden])').waitFor();
     assert.match((await page.locator('#demo-secret-value').textContent())!, /^read key: +sl_\S+\ningest key: sl_\S+$/);
     await page.locator('#projects tr', { hasText: 'Acme CRM' }).waitFor();
+    assert.equal(await page.locator('#project').isDisabled(), false, 'the picker offers the new project');
+    assert.deepEqual(await page.locator('#project option').allTextContents(), ['Acme CRM']);
 
     // Back to the first workspace through the switcher in the top bar.
     await page.locator('#workspace-choice').selectOption(opsWorkspace);

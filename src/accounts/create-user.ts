@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { BadRequestError, NotFoundError } from '../http/errors.ts';
+import { keepAnOwner } from './manage-members.ts';
 import { hashPassword } from './password.ts';
-
-export type Role = 'owner' | 'viewer';
-export const ROLES: readonly Role[] = ['owner', 'viewer'];
+import { ROLES, type Role } from './roles.ts';
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}\.[^\s@]{2,}$/;
 export const MIN_PASSWORD = 10;
@@ -24,10 +23,13 @@ export async function createUser(db: Kysely<DB>, input: { workspaceId: string; e
   if (Object.keys(details).length) throw new BadRequestError(`invalid user: ${Object.entries(details).map(([k, v]) => `${k} ${v}`).join('; ')}`, details);
   const passwordHash = await hashPassword(input.password);
   const create = async (tx: Transaction<DB>) => {
-    const workspace = await tx.selectFrom('workspaces').select('id').where('id', '=', input.workspaceId).executeTakeFirst();
+    const workspace = await tx.selectFrom('workspaces').select('id').where('id', '=', input.workspaceId).forUpdate().executeTakeFirst();
     if (!workspace) throw new NotFoundError(`no workspace ${input.workspaceId}`);
     await tx.insertInto('users').values({ id: randomUUID(), email, password_hash: passwordHash }).onConflict((oc) => oc.expression(sql`lower(email)`).doNothing()).execute();
     const user = await tx.selectFrom('users').select('id').where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirstOrThrow();
+    // A known member's role changes here too: the last owner stays one.
+    const member = await tx.selectFrom('memberships').select('role').where('workspace_id', '=', input.workspaceId).where('user_id', '=', user.id).executeTakeFirst();
+    if (member?.role === 'owner' && input.role !== 'owner') await keepAnOwner(tx, input.workspaceId);
     await tx
       .insertInto('memberships')
       .values({ workspace_id: input.workspaceId, user_id: user.id, role: input.role as Role })

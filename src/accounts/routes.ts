@@ -8,6 +8,7 @@ import { Type } from 'typebox';
 import type { DB } from '../db/types.ts';
 import { ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError } from '../http/errors.ts';
 import { Envelope, Uuid } from '../http/schemas.ts';
+import { strictBodies } from '../http/strict-bodies.ts';
 import { readCookies, sessionCookie } from './cookies.ts';
 import { findSession, moveSession, SESSION_COOKIE, SESSION_MS, signIn, signOut, type Session } from './sessions.ts';
 
@@ -42,8 +43,8 @@ const view = (s: Session) => ({ userId: s.userId, email: s.email, workspaceId: s
 const secureOf = (request: FastifyRequest, publicUrl: string | undefined) => request.protocol === 'https' || (publicUrl?.startsWith('https:') ?? false);
 
 /**
- * Reads the session cookie of every request (request.session), and refuses a request that changes
- * something on the strength of the cookie (no API key) without the session's CSRF token in
+ * Reads the session cookie of every request without an API key (request.session), and refuses a
+ * request that changes something on the strength of the cookie without the session's CSRF token in
  * `x-csrf-token`: a form another site posts carries the cookie but cannot read the token. Signing
  * in, and the public paths (the beacon), are not the session's.
  */
@@ -54,11 +55,14 @@ export const sessionPlugin = fp(
       const path = (request.url ?? '').split('?')[0] ?? '';
       // Static assets and the public paths never read the session: no lookup for them.
       if (STATIC_PREFIXES.some((prefix) => path.startsWith(prefix)) || (options.publicPaths.has(path) && request.method === 'GET')) return;
+      // A request with an API key is the key's: a cookie beside it is not read (nor is the CSRF
+      // check, which a key's request has no need of, skipped for a session).
+      if (request.headers.authorization !== undefined) return;
       const token = readCookies(request.headers.cookie).get(SESSION_COOKIE);
       if (token === undefined) return;
       request.session = (await findSession(options.db, token, options.now())) ?? null;
       const changes = !['GET', 'HEAD', 'OPTIONS'].includes(request.method);
-      const exempt = request.headers.authorization !== undefined || options.publicPaths.has(path) || (path === '/app/session' && request.method === 'POST');
+      const exempt = options.publicPaths.has(path) || (path === '/app/session' && request.method === 'POST');
       if (request.session && changes && !exempt && request.headers['x-csrf-token'] !== request.session.csrfToken) {
         throw new ForbiddenError("missing or wrong CSRF token: send the session's `csrfToken` as `x-csrf-token`");
       }
@@ -70,6 +74,7 @@ export const sessionPlugin = fp(
 /** Sign-in, the session, sign-out (operations.md section 8). */
 export async function accountRoutes(app: FastifyInstance, options: { db: Kysely<DB>; now: () => Date; redis: Redis | undefined; publicUrl: string | undefined }): Promise<void> {
   const { db, now } = options;
+  strictBodies(app);
   await app.register(rateLimit, {
     global: false,
     // After the body is parsed: the limit counts an address and an email together.

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
-import type { Role } from './create-user.ts';
+import type { Role } from './roles.ts';
 import { verifyPassword } from './password.ts';
 
 /** A session lasts this long from sign-in; signing out or its expiry ends it. */

@@ -154,14 +154,16 @@ export async function recordExamples(db: Kysely<DB>): Promise<ExamplesFile> {
     await call({ method: 'PATCH', path: '/app/api/prompts/{id}', params: { id: prompt.data.id }, as: 'session', body: { samples: 5, cadence: 'weekly' } });
     await call({ method: 'GET', path: '/app/api/projects/{id}/prompts', params: { id }, as: 'session' });
     const support = await call({ method: 'POST', path: '/app/api/projects', as: 'session', body: { name: 'Acme Support', domain: 'support.acme.com', color: '#0ea5e9', aliases: ['Acme Helpdesk'] } });
-    await call({ method: 'POST', path: '/app/api/projects/{id}/competitors', params: { id }, as: 'session', body: { name: 'Hooli', domain: 'hooli.com', aliases: ['Hooli CRM'] } });
+    const hooli = await call({ method: 'POST', path: '/app/api/projects/{id}/competitors', params: { id }, as: 'session', body: { name: 'Hooli', domain: 'hooli.com', aliases: ['Hooli CRM'] } });
+    await call({ method: 'PATCH', path: '/app/api/projects/{id}/subjects/{subjectId}', params: { id, subjectId: hooli.data.id }, as: 'session', body: { color: '#0e7490' } });
     const key = await call({ method: 'POST', path: '/app/api/keys', as: 'session', body: { scopes: ['read'], name: 'reporting' } });
     await call({ method: 'GET', path: '/app/api/keys', as: 'session' });
     await call({ method: 'DELETE', path: '/app/api/keys/{id}', params: { id: key.data.id }, as: 'session' });
-    await call({ method: 'POST', path: '/app/api/webhooks', as: 'session', body: { url: 'https://hooks.acme.com/sightline' } });
+    const webhook = await call({ method: 'POST', path: '/app/api/webhooks', as: 'session', body: { url: 'https://hooks.acme.com/sightline' } });
     await call({ method: 'GET', path: '/app/api/webhooks', as: 'session' });
-    await call({ method: 'POST', path: '/app/api/members', as: 'session', body: { email: 'analyst@acme.com', role: 'viewer', password: 'a-long-first-password' } });
+    const member = await call({ method: 'POST', path: '/app/api/members', as: 'session', body: { email: 'analyst@acme.com', role: 'viewer', password: 'a-long-first-password' } });
     await call({ method: 'GET', path: '/app/api/members', as: 'session' });
+    await call({ method: 'PATCH', path: '/app/api/members/{id}', params: { id: member.data.id }, as: 'session', body: { role: 'owner' } });
     await call({ method: 'GET', path: '/app/api/usage', as: 'session' });
     await call({ method: 'GET', path: '/app/api/workspace', as: 'session' });
     await call({ method: 'PATCH', path: '/app/api/workspace', as: 'session', body: { creditsEnforced: true, dailyCeilingUsd: 25 } });
@@ -221,8 +223,10 @@ export async function recordExamples(db: Kysely<DB>): Promise<ExamplesFile> {
     errors['429'] = toErrorResponse(new RateLimitedError(42)).body;
     errors['500'] = toErrorResponse(new Error('an unexpected failure') as FastifyError).body;
 
-    // Last: removing a prompt, and signing out.
+    // Last: removing a prompt, a webhook and a member, and signing out.
     await call({ method: 'DELETE', path: '/app/api/prompts/{id}', params: { id: prompt.data.id }, as: 'session' });
+    await call({ method: 'DELETE', path: '/app/api/webhooks/{id}', params: { id: webhook.data.id }, as: 'session' });
+    await call({ method: 'DELETE', path: '/app/api/members/{id}', params: { id: member.data.id }, as: 'session' });
     await call({ method: 'DELETE', path: '/app/session', as: 'session' });
   } finally {
     await app.close();

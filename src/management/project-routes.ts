@@ -7,6 +7,7 @@ import { Envelope, Uuid } from '../http/schemas.ts';
 import { addCompetitor } from '../projects/add-competitor.ts';
 import { createProject } from '../projects/create-project.ts';
 import { listCompetitorDetails, listProjectDetails } from '../projects/list-project-details.ts';
+import { recolorSubject } from '../projects/recolor-subject.ts';
 import { addPrompt } from '../prompts/add-prompt.ts';
 import { estimatePrompts } from '../prompts/estimate-prompts.ts';
 import { listPrompts } from '../prompts/list-prompts.ts';
@@ -45,6 +46,23 @@ export async function projectManagementRoutes(app: FastifyInstance, deps: { db: 
   typed.post('/app/api/projects/:id/competitors', { schema: { ...MANAGEMENT, summary: 'Add a competitor', params: Id, body: Type.Object(Subject), response: { 200: Envelope(Id) } } }, async (request) => ({
     data: await addCompetitor(db, await projectIn(db, ownerOf(request).workspaceId, request.params.id), request.body),
   }));
+
+  typed.patch(
+    '/app/api/projects/:id/subjects/:subjectId',
+    {
+      schema: {
+        ...MANAGEMENT,
+        summary: "Change a subject's chart colour (the brand's subject id is the project's; a competitor's is its own)",
+        params: Type.Object({ id: Uuid, subjectId: Uuid }),
+        body: Type.Object({ color: Type.Union([Type.String({ maxLength: 20 }), Type.Null()], { description: '#rgb or #rrggbb; null for none' }) }),
+        response: { 200: Envelope(Type.Object({ id: Uuid, color: Type.Union([Type.String(), Type.Null()]) })) },
+      },
+    },
+    async (request) => {
+      const projectId = await projectIn(db, ownerOf(request).workspaceId, request.params.id);
+      return { data: await recolorSubject(db, projectId, request.params.subjectId.toLowerCase(), request.body.color) };
+    },
+  );
 
   typed.get('/app/api/projects/:id/prompts', { schema: { ...MANAGEMENT, summary: "A project's prompts, with the monthly cost estimate", params: Id } }, async (request) => {
     const prompts = await listPrompts(db, await projectIn(db, memberOf(request).workspaceId, request.params.id), deps.configuredEngines);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
+import { strictBodies } from '../http/strict-bodies.ts';
 import type { Outbound } from '../outbound/outbound.ts';
 import type { EngineKey } from '../runs/vocabulary.ts';
 import { projectManagementRoutes } from './project-routes.ts';
@@ -22,6 +23,7 @@ export interface ManagementDeps extends Omit<WorkDeps, 'db'> {
  * Everything is the session's workspace's: another workspace's ids answer 404, as unknown ones do.
  */
 export async function managementRoutes(app: FastifyInstance, deps: ManagementDeps): Promise<void> {
+  strictBodies(app);
   await app.register(workspaceManagementRoutes, deps);
   await app.register(projectManagementRoutes, deps);
   await app.register(workManagementRoutes, deps);

@@ -3,15 +3,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../db/types.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError, BadRequestError } from '../http/errors.ts';
 import { Envelope, Uuid } from '../http/schemas.ts';
 import { importRuns } from '../runs/import-runs.ts';
+import { linesOf } from './lines-of.ts';
 import { listProviders } from '../sampling/providers/list-providers.ts';
 import type { ProviderSettings } from '../sampling/providers/provider.ts';
 import { sampleNow } from '../sampling/sample-now.ts';
 import type { SamplerDeps } from '../sampling/sampler.ts';
 import type { VerifierDeps } from '../verification/verifier.ts';
-import { verifyNow } from '../verification/verify-now.ts';
+import { verifyRounds } from '../verification/verify-now.ts';
 import { MANAGEMENT, memberOf, ownerOf, projectIn, promptIn } from './access.ts';
 
 /** The largest run file the app uploads in one request; the CLI streams files of any size. */
@@ -25,16 +26,26 @@ export interface WorkDeps {
   sampler?: Omit<SamplerDeps, 'onError'> | undefined;
   verifier?: Omit<VerifierDeps, 'onError'> | undefined;
   importBatch?: number | undefined;
+  /** How long one request checks pages (no new round after it). */
+  verifyForMs: number;
   onError: (error: unknown) => void;
 }
 
 const Id = Type.Object({ id: Uuid });
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A project's work: `runs import`, `sample`, `verify`, and `providers list`. */
 export async function workManagementRoutes(app: FastifyInstance, deps: WorkDeps): Promise<void> {
   const { db } = deps;
   // Run files come in a context of their own that reads bodies as text: JSON Lines (a JSON parser would refuse several lines).
   await app.register(async (upload) => {
+    // Who may upload, and where, is settled before a byte of the body is read: 401, 403 or 404 at once.
+    upload.addHook('onRequest', async (request) => {
+      const session = ownerOf(request);
+      const id = (request.params as { id?: string }).id ?? '';
+      if (!UUID.test(id)) throw new BadRequestError('id must be a UUID', { id: 'must be a UUID' });
+      await projectIn(db, session.workspaceId, id);
+    });
     upload.removeContentTypeParser('application/json');
     for (const type of ['application/json', 'application/x-ndjson', 'application/jsonl', 'application/octet-stream']) {
       upload.addContentTypeParser(type, { parseAs: 'string', bodyLimit: RUNS_UPLOAD_LIMIT }, (_request, body, done) => done(null, body));
@@ -99,11 +110,19 @@ export async function workManagementRoutes(app: FastifyInstance, deps: WorkDeps)
     {
       schema: {
         ...MANAGEMENT,
-        summary: "Check the project's cited pages that are due now, as `sightline verify --wait` does",
+        summary: "Check the project's cited pages that are due now, as `sightline verify --wait` does, for up to about 20 s",
         params: Id,
         response: {
           200: Envelope(
-            Type.Object({ checked: Type.Integer(), verified: Type.Integer(), stale: Type.Integer(), broken: Type.Integer(), hallucinated: Type.Integer(), unchecked: Type.Integer() }),
+            Type.Object({
+              checked: Type.Integer(),
+              verified: Type.Integer(),
+              stale: Type.Integer(),
+              broken: Type.Integer(),
+              hallucinated: Type.Integer(),
+              unchecked: Type.Integer(),
+              complete: Type.Boolean({ description: 'false: pages are still due (no new round starts after 20 s); ask again, or the verifier takes them' }),
+            }),
           ),
         },
       },
@@ -111,7 +130,8 @@ export async function workManagementRoutes(app: FastifyInstance, deps: WorkDeps)
     async (request) => {
       const projectId = await projectIn(db, ownerOf(request).workspaceId, request.params.id);
       if (!deps.verifier) throw new AppError('bad_request', 'this instance has no verification configuration');
-      return { data: await verifyNow({ ...deps.verifier, onError: deps.onError }, projectId, true) };
+      const { result, complete } = await verifyRounds({ ...deps.verifier, onError: deps.onError }, projectId, Date.now() + deps.verifyForMs);
+      return { data: { ...result, complete } };
     },
   );
 
@@ -133,15 +153,4 @@ export async function workManagementRoutes(app: FastifyInstance, deps: WorkDeps)
       return { data: { providers: listProviders(deps.providers) } };
     },
   );
-}
-
-/** A body's lines as `readline` gives a file's: `\r\n` or `\n` ends a line, and a last newline makes no empty line. */
-export function* linesOf(body: string): Generator<string> {
-  let start = 0;
-  while (start < body.length) {
-    let end = body.indexOf('\n', start);
-    if (end === -1) end = body.length;
-    yield body.slice(start, end > start && body[end - 1] === '\r' ? end - 1 : end);
-    start = end + 1;
-  }
 }

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { createUser } from '../accounts/create-user.ts';
+import { changeMemberRole, removeMember } from '../accounts/manage-members.ts';
 import { createApiKey } from '../auth/create-api-key.ts';
 import { listApiKeys } from '../auth/list-api-keys.ts';
 import { revokeApiKey } from '../auth/revoke-api-key.ts';
@@ -15,6 +16,7 @@ import { getUsage } from '../usage/get-usage.ts';
 import { grantCredits } from '../usage/grant-credits.ts';
 import { addWebhook } from '../webhooks/add-webhook.ts';
 import { listWebhooks } from '../webhooks/list-webhooks.ts';
+import { removeWebhook } from '../webhooks/remove-webhook.ts';
 import { createOwnedWorkspace } from '../workspaces/create-workspace.ts';
 import { PLAN_NAMES } from '../workspaces/plans.ts';
 import { updateWorkspace, workspaceControls } from '../workspaces/update-workspace.ts';
@@ -73,7 +75,7 @@ export async function workspaceManagementRoutes(app: FastifyInstance, deps: { db
       schema: {
         ...MANAGEMENT,
         summary: "Change the current workspace's plan, API access, credit enforcement or daily ceiling",
-        body: Type.Object({ plan: Type.Optional(Type.String()), apiAccess: Type.Optional(Type.Boolean()), creditsEnforced: Type.Optional(Type.Boolean()), dailyCeilingUsd: Type.Optional(Type.Number()) }),
+        body: Type.Object({ plan: Type.Optional(Type.String()), apiAccess: Type.Optional(Nullable(Type.Boolean({ description: 'null: as the plan has it' }))), creditsEnforced: Type.Optional(Type.Boolean()), dailyCeilingUsd: Type.Optional(Type.Number()) }),
         response: { 200: Envelope(Controls) },
       },
     },
@@ -129,6 +131,10 @@ export async function workspaceManagementRoutes(app: FastifyInstance, deps: { db
     data: await addWebhook(db, deps.webhookOutbound, ownerOf(request).workspaceId, request.body.url),
   }));
 
+  typed.delete('/app/api/webhooks/:id', { schema: { ...MANAGEMENT, summary: 'Remove a webhook: nothing more is sent to it', params: Id } }, async (request) => ({
+    data: await removeWebhook(db, ownerOf(request).workspaceId, request.params.id.toLowerCase()),
+  }));
+
   typed.get('/app/api/members', { schema: { ...MANAGEMENT, summary: "The workspace's members and their roles" } }, async (request) => {
     const rows = await db
       .selectFrom('memberships as m')
@@ -145,6 +151,16 @@ export async function workspaceManagementRoutes(app: FastifyInstance, deps: { db
     { schema: { ...MANAGEMENT, summary: 'Add a member (or change their role); a new person signs in with the password given', body: Type.Object({ email: Type.String(), role: Type.String(), password: Type.String() }), response: { 200: Envelope(Id) } } },
     async (request) => ({ data: await createUser(db, { workspaceId: ownerOf(request).workspaceId, email: request.body.email, role: request.body.role, password: request.body.password }) }),
   );
+
+  typed.patch(
+    '/app/api/members/:id',
+    { schema: { ...MANAGEMENT, summary: "Change a member's role; the last owner stays one (409)", params: Id, body: Type.Object({ role: Type.String() }) } },
+    async (request) => ({ data: await changeMemberRole(db, ownerOf(request).workspaceId, request.params.id.toLowerCase(), request.body.role) }),
+  );
+
+  typed.delete('/app/api/members/:id', { schema: { ...MANAGEMENT, summary: 'Remove a member: their sessions here end at once; the last owner stays (409)', params: Id } }, async (request) => ({
+    data: await removeMember(db, ownerOf(request).workspaceId, request.params.id.toLowerCase()),
+  }));
 
   typed.post(
     '/app/api/demo',

@@ -24,10 +24,7 @@ export function validateSubject(input: SubjectInput): SubjectFields {
     throw new BadRequestError('name must be 1 to 200 characters', { name: 'must be 1 to 200 characters' });
   }
   const domain = normalizeDomain(input.domain);
-  const color = input.color?.trim() || null;
-  if (color !== null && !COLOR.test(color)) {
-    throw new BadRequestError(`color "${color}" is not a hex colour like #1f77b4`, { color: 'must be #rgb or #rrggbb' });
-  }
+  const color = checkColor(input.color);
   const aliases: string[] = [];
   for (const raw of input.aliases ?? []) {
     const alias = raw.trim();
@@ -36,5 +33,14 @@ export function validateSubject(input: SubjectInput): SubjectFields {
     }
     if (!aliases.some((a) => a.toLowerCase() === alias.toLowerCase())) aliases.push(alias);
   }
-  return { name, domain, color: color?.toLowerCase() ?? null, aliases };
+  return { name, domain, color, aliases };
+}
+
+/** A chart colour as stored: `#rgb` or `#rrggbb`, lower-case; empty or absent is none (null). */
+export function checkColor(given: string | null | undefined): string | null {
+  const color = given?.trim() || null;
+  if (color !== null && !COLOR.test(color)) {
+    throw new BadRequestError(`color "${color}" is not a hex colour like #1f77b4`, { color: 'must be #rgb or #rrggbb' });
+  }
+  return color?.toLowerCase() ?? null;
 }

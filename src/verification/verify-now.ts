@@ -21,14 +21,26 @@ export interface VerifyResult {
 export async function verifyNow(deps: VerifierDeps, projectId: string, wait: boolean): Promise<VerifyResult> {
   const project = await (deps.db as Kysely<DB>).selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst();
   if (!project) throw new NotFoundError(`no project ${projectId}`);
+  if (!wait) return { checked: 0, verified: 0, stale: 0, broken: 0, hallucinated: 0, unchecked: 0 };
+  return (await verifyRounds(deps, projectId, Number.POSITIVE_INFINITY)).result;
+}
+
+/**
+ * The project's due URLs checked in rounds of 100 until none is left (`complete`), or until
+ * `deadline` (ms since the epoch) passes: no round starts after it, so a request that must answer
+ * in time says what is still due by `complete: false`.
+ */
+export async function verifyRounds(deps: VerifierDeps, projectId: string, deadline: number): Promise<{ result: VerifyResult; complete: boolean }> {
   const result: VerifyResult = { checked: 0, verified: 0, stale: 0, broken: 0, hallucinated: 0, unchecked: 0 };
-  if (!wait) return result;
-  for (;;) {
-    const round = await verifyDue(deps, { limit: 100, projectId });
-    if (round.length === 0) return result;
+  while (Date.now() < deadline) {
+    const round = await verifyDue(deps, { limit: ROUND, projectId });
+    if (round.length === 0) return { result, complete: true };
     for (const { status } of round) {
       result.checked++;
       result[status as keyof Omit<VerifyResult, 'checked'>]++;
     }
   }
+  return { result, complete: false };
 }
+
+const ROUND = 100;

@@ -5,7 +5,8 @@ import { PLAN_NAMES, isPlan } from './plans.ts';
 
 export interface WorkspaceChanges {
   plan?: string | undefined;
-  apiAccess?: boolean | undefined;
+  /** null: back to what the plan has. */
+  apiAccess?: boolean | null | undefined;
   creditsEnforced?: boolean | undefined;
   dailyCeilingUsd?: number | undefined;
 }

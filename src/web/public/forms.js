@@ -86,3 +86,21 @@ export function bindCopy(prefix) {
     }
   });
 }
+
+/** A colour picker that saves the colour picked (on `change`, when the picker closes); a failure is said in the status line. */
+export function colorInput(label, color, save) {
+  const input = h('input', { type: 'color', class: 'color-input', value: color ?? '#94a3b8', 'aria-label': label });
+  input.addEventListener('change', async () => {
+    input.disabled = true;
+    try {
+      await save(input.value);
+      status(`${label}: saved.`);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) return location.reload();
+      status(`${label} was not saved: ${error.message}`, 'error');
+    } finally {
+      input.disabled = false;
+    }
+  });
+  return input;
+}

@@ -47,8 +47,9 @@ export function bindCollect(projectPath) {
   });
   action($('verify-now'), async () => {
     const r = await change(`${projectPath()}/verify`, 'POST');
-    if (r.checked === 0) return 'No cited page is due for a check.';
-    return `Checked ${count(r.checked)} cited page${r.checked === 1 ? '' : 's'}: ${count(r.verified)} verified, ${count(r.stale)} stale, ${count(r.broken)} broken, ${count(r.hallucinated)} hallucinated, ${count(r.unchecked)} still unchecked.`;
+    const more = r.complete ? '' : ' More pages are due: press again, or leave them to the service, which checks them too.';
+    if (r.checked === 0) return r.complete ? 'No cited page is due for a check.' : more.trim();
+    return `Checked ${count(r.checked)} cited page${r.checked === 1 ? '' : 's'}: ${count(r.verified)} verified, ${count(r.stale)} stale, ${count(r.broken)} broken, ${count(r.hallucinated)} hallucinated, ${count(r.unchecked)} still unchecked.${more}`;
   });
 
   onSubmit($('import-form'), async (f) => {

@@ -10,9 +10,6 @@ import { $, usd } from './ui.js';
 const PLAN_API = { free: false, starter: true, growth: true, enterprise: true };
 const apiAccessOf = (controls) => controls.apiAccess ?? PLAN_API[controls.plan] ?? false;
 
-/** Whether the API access choice was touched since the controls were shown: untouched, the plan keeps deciding. */
-let apiAccessTouched = false;
-
 /** The workspace's line and, for owners, its controls in the form. */
 export async function loadWorkspace(canChange) {
   const [{ workspaces }, controls] = await Promise.all([api('/app/api/workspaces'), api('/app/api/workspace')]);
@@ -25,21 +22,18 @@ export async function loadWorkspace(canChange) {
   if (!canChange) return;
   const f = $('controls-form').elements;
   f.plan.value = controls.plan;
-  f.apiAccess.value = String(access);
+  f.apiAccess.value = controls.apiAccess === null ? '' : String(controls.apiAccess);
   f.dailyCeilingUsd.value = String(controls.dailyCeilingUsd);
   f.creditsEnforced.checked = controls.creditsEnforced;
-  apiAccessTouched = false;
 }
 
 /** The owner's forms of the workspace card and the credit grant; the callbacks redraw what each changes. */
 export function bindWorkspaceForms({ onControls, onDemo, onGrant }) {
-  $('controls-api').addEventListener('change', () => (apiAccessTouched = true));
   onSubmit($('controls-form'), async (f) => {
     const ceiling = f.dailyCeilingUsd.value.trim();
     if (ceiling === '') throw new Error('give a daily ceiling in USD (0 stops all spending).');
-    const body = { plan: f.plan.value, creditsEnforced: f.creditsEnforced.checked, dailyCeilingUsd: Number(ceiling) };
-    if (apiAccessTouched) body.apiAccess = f.apiAccess.value === 'true';
-    await change('/app/api/workspace', 'PATCH', body);
+    const apiAccess = f.apiAccess.value === '' ? null : f.apiAccess.value === 'true';
+    await change('/app/api/workspace', 'PATCH', { plan: f.plan.value, apiAccess, creditsEnforced: f.creditsEnforced.checked, dailyCeilingUsd: Number(ceiling) });
     await onControls();
   });
 

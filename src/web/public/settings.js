@@ -5,11 +5,11 @@
 // token. A viewer gets no change control at all (the forms and action buttons are removed, not
 // disabled), and the service refuses a viewer's change anyway (403). A secret (a new key, a
 // webhook's signing secret) is shown once, as the API gives it once.
-import { api } from './api.js';
-import { bindCopy, change, confirmButton, onSubmit, showSecret } from './forms.js';
+import { api, ApiError } from './api.js';
+import { bindCopy, change, colorInput, confirmButton, onSubmit, showSecret } from './forms.js';
 import { bindCollect, loadProviders } from './settings-collect.js';
 import { bindWorkspaceForms, loadWorkspace } from './settings-workspace.js';
-import { engines, failure, readAddress, startShell, status, writeAddress } from './shell.js';
+import { currentSession, engines, failure, offerProject, readAddress, startShell, status, writeAddress } from './shell.js';
 import { $, count, emptyRow, formatTime, h, longDay, numCell, option, swatch, td, usd } from './ui.js';
 
 const state = readAddress();
@@ -56,7 +56,8 @@ function bindForms() {
   bindWorkspaceForms({
     onControls: () => Promise.all([loadWorkspace(true), loadUsage()]),
     onDemo: (projectId) => {
-      $('project').append(option(projectId, 'Acme CRM (demo)'));
+      offerProject(projectId, 'Acme CRM');
+      status('Added Acme CRM: open it with the project picker above once its keys are copied.');
       return Promise.all([loadProjects(), loadKeys()]);
     },
     onGrant: loadUsage,
@@ -68,7 +69,7 @@ function bindForms() {
     if (!state.projectId) return location.assign(`/projects/${encodeURIComponent(id)}/settings`);
     const name = f.name.value.trim();
     $('project-form').reset();
-    $('project').append(option(id, name));
+    offerProject(id, name);
     status(`Created ${name}: pick it in the project list above to open it.`);
     await loadProjects();
   });
@@ -144,14 +145,21 @@ async function readProjects() {
             { 'data-project-id': p.id },
             h('th', { scope: 'row' }, p.color ? swatch(p.color) : null, p.name),
             td(p.domain),
+            colorCell(p.name, p.color, `/app/api/projects/${encodeURIComponent(p.id)}/subjects/${encodeURIComponent(p.id)}`),
             td(p.aliases.join(', ') || '—'),
             td(longDay(p.createdAt.slice(0, 10))),
           ),
         )
-      : [emptyRow(4, canChange ? 'No project yet: create the first one below.' : 'No project yet.')]),
+      : [emptyRow(5, canChange ? 'No project yet: create the first one below.' : 'No project yet.')]),
   );
   const keyProject = $('key-project');
   if (keyProject) keyProject.replaceChildren(option('', 'Every project'), ...projects.map((p) => option(p.id, p.name)));
+}
+
+/** A subject's chart colour: a picker that saves it for an owner, the swatch and its code for a viewer. */
+function colorCell(name, color, path) {
+  if (canChange) return h('td', {}, colorInput(`Colour of ${name}`, color, (value) => change(path, 'PATCH', { color: value })));
+  return h('td', {}, color ? [swatch(color), h('code', {}, color)] : '—');
 }
 
 async function loadCompetitors() {
@@ -159,7 +167,7 @@ async function loadCompetitors() {
   $('competitors').tBodies[0].replaceChildren(
     ...(competitors.length
       ? competitors.map((c) =>
-          h('tr', { 'data-competitor-id': c.id }, h('th', { scope: 'row' }, c.name), td(c.domain), h('td', {}, c.color ? [swatch(c.color), h('code', {}, c.color)] : '—'), td(c.aliases.join(', ') || '—')),
+          h('tr', { 'data-competitor-id': c.id }, h('th', { scope: 'row' }, c.name), td(c.domain), colorCell(c.name, c.color, `${projectPath()}/subjects/${encodeURIComponent(c.id)}`), td(c.aliases.join(', ') || '—')),
         )
       : [emptyRow(4, 'No competitor yet.')]),
   );
@@ -279,15 +287,70 @@ async function loadWebhooks() {
             numCell(count(w.deliveries.pending)),
             numCell(count(w.deliveries.failed)),
             td(w.lastError ?? '—', 'wrap'),
+            canChange
+              ? h(
+                  'td',
+                  {},
+                  confirmButton('Remove', 'Confirm removal', `Remove the webhook ${w.url}`, async () => {
+                    await change(`/app/api/webhooks/${encodeURIComponent(w.id)}`, 'DELETE');
+                    await loadWebhooks();
+                  }),
+                )
+              : null,
           ),
         )
-      : [emptyRow(6, 'No webhook yet.')]),
+      : [emptyRow(canChange ? 7 : 6, 'No webhook yet.')]),
   );
 }
 
 async function loadMembers() {
   const { members } = await api('/app/api/members');
-  $('members').tBodies[0].replaceChildren(...members.map((m) => h('tr', { 'data-member-id': m.id }, h('th', { scope: 'row' }, m.email), td(m.role), td(longDay(m.since.slice(0, 10))))));
+  $('members').tBodies[0].replaceChildren(
+    ...members.map((m) =>
+      h(
+        'tr',
+        { 'data-member-id': m.id },
+        h('th', { scope: 'row' }, m.email),
+        canChange ? h('td', {}, roleSelect(m)) : td(m.role),
+        td(longDay(m.since.slice(0, 10))),
+        canChange
+          ? h(
+              'td',
+              {},
+              confirmButton('Remove', 'Confirm removal', `Remove ${m.email}`, async () => {
+                await change(`/app/api/members/${encodeURIComponent(m.id)}`, 'DELETE');
+                // Removing oneself ends one's own session here.
+                if (m.id === currentSession().userId) return location.assign('/');
+                await loadMembers();
+              }),
+            )
+          : null,
+      ),
+    ),
+  );
+}
+
+/** A member's role, changed as it is picked; a refusal (the last owner) puts it back and says why. */
+function roleSelect(member) {
+  const select = h('select', { 'aria-label': `Role of ${member.email}` }, option('owner', 'Owner'), option('viewer', 'Viewer'));
+  select.value = member.role;
+  select.addEventListener('change', async () => {
+    select.disabled = true;
+    try {
+      await change(`/app/api/members/${encodeURIComponent(member.id)}`, 'PATCH', { role: select.value });
+      member.role = select.value;
+      status(`${member.email} is now ${select.value === 'owner' ? 'an owner' : 'a viewer'}.`);
+      // One's own role given up: the page is a viewer's now.
+      if (member.id === currentSession().userId && member.role === 'viewer') location.reload();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) return location.reload();
+      select.value = member.role;
+      status(`${member.email}'s role was not changed: ${error.message}.`, 'error');
+    } finally {
+      select.disabled = false;
+    }
+  });
+  return select;
 }
 
 const ACTIONS = {

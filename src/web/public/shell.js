@@ -102,6 +102,12 @@ export function status(message, kind = '') {
  */
 export async function startShell(page, state) {
   $('sign-out').addEventListener('click', signOut);
+  // Another project is another page: opened by the button, not by moving through the list (WCAG 3.2.2).
+  $('project-pick').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const chosen = $('project').value;
+    if (chosen && chosen !== state.projectId) location.assign(state.projectId ? pageHref(chosen, page === 'run' ? 'prompts' : page, state) : pageHref(chosen, 'settings'));
+  });
   const [signedIn, { projects }, { workspaces }] = await Promise.all([api('/app/session'), api('/api/v1/projects'), api('/app/api/workspaces')]);
   session = signedIn;
   $('who').textContent = `${signedIn.email} (${signedIn.role})`;
@@ -118,12 +124,7 @@ export async function startShell(page, state) {
   if (!project && state.projectId) select.append(option(state.projectId, 'Unknown project'));
   select.value = state.projectId;
   select.disabled = false;
-  // Another project is another page: opened by the button, not by moving through the list (WCAG 3.2.2).
   $('open-project').disabled = false;
-  $('project-pick').addEventListener('submit', (event) => {
-    event.preventDefault();
-    if (select.value !== state.projectId) location.assign(pageHref(select.value, page === 'run' ? 'prompts' : page, state));
-  });
   return { session: signedIn, projects, project };
 }
 
@@ -140,8 +141,25 @@ function showWorkspaces(workspaces) {
   $('workspace-pick').addEventListener('submit', async (event) => {
     event.preventDefault();
     if (workspaces.find((w) => w.current)?.id === select.value) return;
-    await switchWorkspace(select.value).catch(failure('the workspace'));
+    const button = $('workspace-pick').querySelector('button');
+    button.disabled = true;
+    try {
+      await switchWorkspace(select.value);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) return location.reload();
+      button.disabled = false;
+      status(`Could not switch workspaces: ${error.message}.`, 'error');
+    }
   });
+}
+
+/** A project made on this page, offered in the top bar's picker (enabled if it was empty). */
+export function offerProject(id, name) {
+  const select = $('project');
+  if (select.disabled) select.replaceChildren();
+  select.append(option(id, name));
+  select.disabled = false;
+  $('open-project').disabled = false;
 }
 
 /** Moves the session to another of the person's workspaces and opens it (at `to`). */
