@@ -603,6 +603,24 @@ describe('the app pages in Chromium', { skip: chromiumSkip }, () => {
     await context.close();
   });
 
+  test('the sampling plan on the prompts page says what the planner answers, for the move picked', async () => {
+    const { context, page, api } = await open(OWNER);
+    await visit(page, `/projects/${projectId}/prompts`);
+    for (const delta of [20, 10]) {
+      if (delta !== 20) await page.getByLabel('A visibility move to see').selectOption(String(delta));
+      const plan = await api(`/api/v1/projects/${projectId}/plan?delta=${delta}`);
+      const text = page.locator('#plan-text', { hasText: `move of ${delta} points` });
+      await text.waitFor();
+      const said = (await text.textContent())!;
+      assert.ok(said.includes(`visibility of ${plan.visibility.toFixed(1)}% (n = ${plan.sampleSize.toLocaleString('en')})`), said);
+      if (plan.runsPerDay === null) assert.match(said, /no number of runs a day/);
+      else assert.ok(said.includes(`has ${plan.runsPerDay.toLocaleString('en')} completed runs`), said);
+    }
+    await page.locator('#plan-title').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SCREENSHOTS, 'prompts-plan.png') });
+    await context.close();
+  });
+
   test('on a phone every page fits the screen', async () => {
     const { context, page, api } = await open(OWNER, { viewport: { width: 390, height: 844 } });
     const { runs } = await api(`/api/v1/projects/${projectId}/runs?status=ok&limit=1`);

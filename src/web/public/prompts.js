@@ -3,6 +3,7 @@
 // with its recent answers. `day` in the address (from a chart point or a change) narrows the runs
 // to that day (from = to = day). A run opens its own page (run.js).
 import { api } from './api.js';
+import { bindPlan } from './sampling-plan.js';
 import { bindFilters, engines, failure, filterQuery, latest, loadFilterChoices, pageHref, readAddress, startShell, writeAddress } from './shell.js';
 import { $, badge, count, emptyRow, fillSelect, formatTime, h, longDay, numCell, td } from './ui.js';
 
@@ -63,7 +64,7 @@ async function start() {
   });
   $('more-runs').addEventListener('click', () => more().catch(fail));
   labels = new Map((await engines()).map((e) => [e.id, e.label]));
-  await Promise.all([load(), loadPrompts(), loadFilterChoices(state)]);
+  await Promise.all([load(), loadPrompts(), loadFilterChoices(state), bindPlan(state.projectId)]);
 }
 
 const load = latest(async (signal, isLatest) => {

@@ -353,26 +353,8 @@ function roleSelect(member) {
   return select;
 }
 
-const ACTIONS = {
-  agent_chat: 'Agent chat',
-  agent_chat_deep: 'Agent chat (deep)',
-  content_generate: 'Content generation',
-  prompts_generate: 'Prompt generation',
-  topics_generate: 'Topic generation',
-  competitors_discover: 'Competitor discovery',
-  keyword_metrics: 'Keyword metrics',
-  prompt_research: 'Prompt research',
-  issue_fix: 'Issue fix',
-  content_seo: 'Content SEO',
-  content_interview: 'Content interview',
-  opportunity_explain: 'Opportunity explanation',
-  insight_narrative: 'Insight narrative',
-  detected_market: 'Market detection',
-  autodetect: 'Autodetect',
-  query_fanout: 'Query fan-out',
-  domain_authority: 'Domain authority',
-  sentiment_score: 'Sentiment scoring (model)',
-};
+/** An action's label from its key: `agent_chat_deep` -> "Agent chat deep". */
+const actionLabel = (key) => key.charAt(0).toUpperCase() + key.slice(1).replace(/_/g, ' ');
 
 async function loadUsage() {
   const usage = await api('/app/api/usage');
@@ -393,7 +375,7 @@ async function loadUsage() {
   $('engine-prices').tBodies[0].replaceChildren(
     ...Object.entries(pricing.perEngineCheck).map(([key, credits]) => h('tr', {}, h('th', { scope: 'row' }, labels.get(key) ?? key), numCell(String(credits)), numCell(usd(credits * pricing.usdPerCredit)))),
   );
-  $('action-prices').tBodies[0].replaceChildren(...Object.entries(pricing.perAction).map(([key, credits]) => h('tr', {}, h('th', { scope: 'row' }, ACTIONS[key] ?? key), numCell(String(credits)))));
+  $('action-prices').tBodies[0].replaceChildren(...Object.entries(pricing.perAction).map(([key, credits]) => h('tr', {}, h('th', { scope: 'row' }, actionLabel(key)), numCell(String(credits)))));
 }
 
 start().catch(failure('the settings'));
