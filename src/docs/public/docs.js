@@ -14,5 +14,10 @@
     validatorUrl: null,
     // A key typed into "Authorize" lives in this page only, never in the browser's storage.
     persistAuthorization: false,
+    // Swagger UI's server choice has a heading but no label: named here for assistive technology.
+    onComplete: function () {
+      var servers = document.getElementById('servers');
+      if (servers) servers.setAttribute('aria-label', 'Server');
+    },
   });
 })();
