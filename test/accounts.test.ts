@@ -72,6 +72,19 @@ describe('accounts: users, sign-in, sessions, CSRF', () => {
     assert.equal((await ctx.app.inject({ url: `/api/v1/projects/${other.projectId}/visibility/ranking`, headers: { cookie } })).statusCode, 404);
     const ingest = await ctx.app.inject({ method: 'POST', url: INGEST_URL(fx.projectId), headers: { cookie, 'x-csrf-token': ok.json().data.csrfToken, 'content-type': 'text/plain' }, payload: 'x' });
     assert.equal(ingest.statusCode, 401, 'writes need a key');
+    // Behind a proxy's password, a browser repeats Basic credentials on every request: the cookie still speaks.
+    const behindProxy = await ctx.app.inject({ url: '/api/v1/projects', headers: { cookie, authorization: 'Basic dXNlcjpwYXNz' } });
+    assert.equal(behindProxy.statusCode, 200, behindProxy.body);
+    assert.equal((await ctx.app.inject({ url: '/app/session', headers: { cookie, authorization: 'Basic dXNlcjpwYXNz' } })).statusCode, 200);
+    assert.equal((await ctx.app.inject({ url: '/api/v1/projects', headers: { cookie, authorization: 'Bearer nope' } })).statusCode, 401, 'a Bearer header is the key\'s, a bad key refused');
+  });
+
+  test("signing out ends the cookie's session even when the request came with an API key beside it", async () => {
+    const ok = await signIn('owner@example.com', password);
+    const cookie = cookieOf(ok);
+    const out = await ctx.app.inject({ method: 'DELETE', url: '/app/session', headers: { cookie, authorization: 'Bearer sl_anything' } });
+    assert.equal(out.statusCode, 204);
+    assert.equal((await ctx.app.inject({ url: '/app/session', headers: { cookie } })).statusCode, 401, 'the session is gone, not only the cookie');
   });
 
   test('CSRF: signing out with the cookie but without the token is refused; with it, the session ends everywhere', async () => {

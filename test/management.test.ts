@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, describe, test } from 'node:test';
 import { createUser } from '../src/accounts/create-user.ts';
+import { changeMemberRole, removeMember } from '../src/accounts/manage-members.ts';
 import { COMMANDS } from '../src/cli/commands.ts';
 import { createFixture, useTestApp, type Fixture } from './helpers.ts';
 
@@ -148,7 +149,7 @@ describe('the management API: what the CLI does, for signed-in members', () => {
     assert.equal((await as(viewer, 'PATCH', '/app/session', { workspaceId: secondId })).statusCode, 404, 'not a member there: no such workspace');
     assert.equal((await ctx.app.inject({ method: 'PATCH', url: '/app/session', headers: { cookie: owner.cookie }, payload: { workspaceId: fx.workspaceId } })).statusCode, 403, 'a switch needs the CSRF token');
     const withKeyHeader = await ctx.app.inject({ method: 'PATCH', url: '/app/session', headers: { cookie: owner.cookie, authorization: 'Bearer whatever' }, payload: { workspaceId: fx.workspaceId } });
-    assert.equal(withKeyHeader.statusCode, 401, 'a request with an Authorization header is not the cookie\'s: no session, no CSRF exemption');
+    assert.equal(withKeyHeader.statusCode, 401, 'a request with a Bearer key is not the cookie\'s: no session, no CSRF exemption');
     assert.equal((await as(owner, 'PATCH', '/app/session', { workspaceId: fx.workspaceId })).statusCode, 200);
     assert.equal((await as(owner, 'GET', '/app/api/projects')).json().data.projects.some((p: { id: string }) => p.id === fx.projectId), true);
   });
@@ -228,9 +229,25 @@ describe('the management API: what the CLI does, for signed-in members', () => {
 
     assert.equal((await as(analyst, 'DELETE', `/app/api/members/${leadId}`)).statusCode, 200);
     assert.equal((await as(lead, 'GET', '/app/api/projects')).statusCode, 401, "the removed member's session ended");
+    assert.equal((await as(analyst, 'POST', '/app/api/members', { email: 'lead@team.example', role: 'viewer', password })).statusCode, 200, 'added back');
+    assert.equal((await as(lead, 'GET', '/app/api/projects')).statusCode, 401, 'the old session stays ended: it was deleted, not only unreadable');
+    assert.equal((await as(analyst, 'DELETE', `/app/api/members/${leadId}`)).statusCode, 200);
     assert.equal((await as(analyst, 'DELETE', `/app/api/members/${leadId}`)).statusCode, 404, 'no member any more');
     assert.deepEqual((await as(analyst, 'GET', '/app/api/members')).json().data.members.map((m: { email: string }) => m.email), ['analyst@team.example']);
     assert.equal((await as(owner, 'DELETE', `/app/api/members/${analystId}`)).statusCode, 404, "another workspace's member is not there");
+  });
+
+  test('two owners stepping down at once: one does, the other is refused, and the workspace keeps an owner', async () => {
+    for (let round = 0; round < 5; round++) {
+      const team = await createFixture(ctx.db);
+      const [a, b] = await Promise.all(['a', 'b'].map((name) => createUser(ctx.db, { workspaceId: team.workspaceId, email: `${name}${round}@race.example`, password, role: 'owner' })));
+      const outcomes = await Promise.allSettled([changeMemberRole(ctx.db, team.workspaceId, a!.id, 'viewer'), removeMember(ctx.db, team.workspaceId, b!.id)]);
+      assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1, JSON.stringify(outcomes));
+      const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+      assert.match(String(refused.reason.message), /keeps at least one owner/);
+      const owners = await ctx.db.selectFrom('memberships').select('user_id').where('workspace_id', '=', team.workspaceId).where('role', '=', 'owner').execute();
+      assert.equal(owners.length, 1);
+    }
   });
 
   test('a webhook removed in the app gets nothing more', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { seedDemo } from '../src/demo/seed-demo.ts';
@@ -110,6 +111,15 @@ describe('the answers behind every number: prompts, runs and one run', () => {
     assert.deepEqual(daily.current, { checksPerDay: 8, creditsPerDay: 8 });
     assert.deepEqual(daily.needed, { samples: 20, checksPerDay: 160, creditsPerDay: 160, creditsPerMonth: 4800, usdPerMonth: 48 });
     assert.equal((await plan('?delta=10')).runsPerDay, null, 'a move of 10 points is reported at most half the time');
+    // Every check of the last 28 days failed: no number of checks is known to give the runs.
+    const ws = await ctx.db.selectFrom('projects').select('workspace_id').where('id', '=', fx.projectId).executeTakeFirstOrThrow();
+    const promptId = (await ctx.db.selectFrom('prompts').select('id').where('project_id', '=', fx.projectId).executeTakeFirstOrThrow()).id;
+    await ctx.db.insertInto('checks').values([1, 2].map((sample) => ({ project_id: fx.projectId, id: randomUUID(), workspace_id: ws.workspace_id, prompt_id: promptId, engine: 'perplexity', location: 'US', day: new Date().toISOString().slice(0, 10), sample, provider: 'perplexity', state: 'done', outcome: 'failed', run_after: new Date() }))).execute();
+    const failing = await plan('?delta=20');
+    assert.equal(failing.completionRate, 0);
+    assert.equal(failing.runsPerDay, 154);
+    assert.equal(failing.checksPerDay, null);
+    assert.equal(failing.needed.samples, null);
     assert.equal((await ctx.app.inject({ url: `/api/v1/projects/${fx.projectId}/plan?delta=0`, headers: bearer(fx.readKey) })).statusCode, 400);
     const demo = (await get('plan?delta=30')).json().data;
     assert.ok(demo.visibility > 0 && demo.sampleSize > 100);

@@ -8,7 +8,7 @@ import { importRuns } from '../src/runs/import-runs.ts';
 import { createChecker } from '../src/verification/checker.ts';
 import { dnsHealth } from '../src/verification/dns-health.ts';
 import type { VerifierDeps } from '../src/verification/verifier.ts';
-import { verifyNow } from '../src/verification/verify-now.ts';
+import { verifyNow, verifyRounds } from '../src/verification/verify-now.ts';
 import { bearer, createFixture, useTestApp } from './helpers.ts';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
@@ -141,5 +141,25 @@ describe('citation verification: the checker, the rules, the rollups and citatio
     } finally {
       await offline.close();
     }
+  });
+
+  test('checking against a deadline: no round starts after it, a round is as many as are checked at once, and a short round is the end', async () => {
+    const port = (globalThis as { port?: number }).port!;
+    const fx = await createFixture(ctx.db);
+    const pages = Array.from({ length: 10 }, (_, i) => ({ url: `http://acme.com:${port}/page-${i}` }));
+    await importRuns(ctx.db, fx.projectId, [JSON.stringify({ engine: 'chatgpt', prompt: 'p', ranAt: '2026-11-20T10:00:00Z', status: 'ok', citations: pages })]);
+    let checks = 0;
+    const slow: VerifierDeps = { ...deps, concurrency: 2, check: async (url) => { checks++; await new Promise((r) => setTimeout(r, 30)); return deps.check(url); } };
+    const none = await verifyRounds(slow, fx.projectId, Date.now() - 1);
+    assert.deepEqual(none, { result: { checked: 0, verified: 0, stale: 0, broken: 0, hallucinated: 0, unchecked: 0 }, complete: false }, 'past its deadline: nothing started');
+    const part = await verifyRounds(slow, fx.projectId, Date.now() + 20);
+    assert.equal(part.complete, false);
+    assert.equal(checks, 2, 'one round of two (the concurrency) started before the deadline, none after');
+    assert.equal(part.result.checked, 2);
+    const rest = await verifyRounds(slow, fx.projectId, Date.now() + 60_000);
+    assert.equal(rest.complete, true, 'the last round came back short: nothing more is due');
+    assert.equal(rest.result.checked, 8);
+    assert.equal(rest.result.hallucinated, 8);
+    assert.equal(checks, 10, 'each page checked once');
   });
 });

@@ -374,6 +374,10 @@ describe('the app pages in Chromium', { skip: chromiumSkip }, () => {
     await page.getByLabel('Colour of Hooli').fill('#be123c');
     await page.locator('#status', { hasText: 'Colour of Hooli: saved.' }).waitFor();
     assert.equal((await api(`/app/api/projects/${projectId}/competitors`)).competitors.find((c: { name: string }) => c.name === 'Hooli').color, '#be123c');
+    // A colour stored short (#rgb, as the CLI takes it) is shown spelled out in the picker, not black.
+    await database.db.updateTable('competitors').set({ color: '#1af' }).where('project_id', '=', projectId).where('name', '=', 'Hooli').execute();
+    await visit(page, `/projects/${projectId}/settings`);
+    assert.equal(await page.getByLabel('Colour of Hooli').inputValue(), '#11aaff');
 
     // A daily prompt on ChatGPT in two places: 30 x 2 checks a month, at ChatGPT's price.
     const before = (await api(`/app/api/projects/${projectId}/prompts`)).estimate;

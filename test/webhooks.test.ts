@@ -4,11 +4,13 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import type { Database } from '../src/db/database.ts';
 import { createOutbound, type Outbound } from '../src/outbound/outbound.ts';
 import { parseResolveMap } from '../src/outbound/resolve-map.ts';
 import { importRuns } from '../src/runs/import-runs.ts';
 import { addWebhook } from '../src/webhooks/add-webhook.ts';
+import { removeWebhook } from '../src/webhooks/remove-webhook.ts';
 import { backoffMs, deliverDue, MAX_ATTEMPTS } from '../src/webhooks/deliver-webhooks.ts';
 import { pruneWebhookDeliveries } from '../src/webhooks/prune-webhook-deliveries.ts';
 import { publishChangeEvents } from '../src/webhooks/publish-change-events.ts';
@@ -146,6 +148,50 @@ describe('webhooks', () => {
     assert.equal(ids.length, events.length, 'every event arrived');
     assert.equal(new Set(ids).size, ids.length, 'none twice');
     assert.ok(maxInFlight <= 4, `at most four in flight to one endpoint (saw ${maxInFlight})`);
+  });
+
+  test('a webhook removed while events fan out: neither fails, and nothing is left queued for it', async () => {
+    const fx = await createFixture(database.db);
+    const kept = await addWebhook(database.db, outbound, fx.workspaceId, url());
+    const gone = await addWebhook(database.db, outbound, fx.workspaceId, `${url()}/gone`);
+    await importRuns(database.db, fx.projectId, [...day('2026-11-10', 20, 2), ...day('2026-11-11', 20, 18)]);
+    await publishChangeEvents(database.db, new Date());
+    const queued = (id: string) => database.db.selectFrom('webhook_deliveries').select('event_id').where('webhook_id', '=', id).execute();
+    const [first] = await queued(gone.id);
+    assert.ok(first, 'the webhook to remove has a delivery');
+    await importRuns(database.db, fx.projectId, day('2026-11-12', 20, 2));
+    const waiting = async (n: number) => {
+      for (let i = 0; i < 500; i++) {
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%webhook%'`.execute(database.db);
+        if (rows[0]!.n >= n) return;
+        await sleep(10);
+      }
+      assert.fail(`${n} statements never waited`);
+    };
+    // The removal holds its webhook and waits on one of its deliveries, which another transaction holds.
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => (release = resolve));
+    let held!: () => void;
+    const holds = new Promise<void>((resolve) => (held = resolve));
+    const blocker = database.db.transaction().execute(async (tx) => {
+      await tx.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', gone.id).where('event_id', '=', first.event_id).forUpdate().execute();
+      held();
+      await holding;
+    });
+    await holds;
+    const removal = removeWebhook(database.db, fx.workspaceId, gone.id);
+    await waiting(1);
+    // The fan-out of the new event starts while the removal is under way.
+    const fanOut = publishChangeEvents(database.db, new Date());
+    await waiting(2);
+    release();
+    await blocker;
+    assert.deepEqual(await removal, { id: gone.id });
+    assert.ok((await fanOut) >= 1, 'the fan-out did not fail on the removed webhook');
+    assert.deepEqual(await queued(gone.id), []);
+    const events = await listChanges(database.db, fx.projectId, '2026-11-01', '2026-11-20');
+    assert.ok(events.some((e) => e.day === '2026-11-12'), 'the new day made an event');
+    assert.equal((await queued(kept.id)).length, events.length, 'the kept webhook has every event');
   });
 
   test('a delivery that keeps failing is given up after the last attempt', async () => {

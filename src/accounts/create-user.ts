@@ -23,7 +23,7 @@ export async function createUser(db: Kysely<DB>, input: { workspaceId: string; e
   if (Object.keys(details).length) throw new BadRequestError(`invalid user: ${Object.entries(details).map(([k, v]) => `${k} ${v}`).join('; ')}`, details);
   const passwordHash = await hashPassword(input.password);
   const create = async (tx: Transaction<DB>) => {
-    const workspace = await tx.selectFrom('workspaces').select('id').where('id', '=', input.workspaceId).forUpdate().executeTakeFirst();
+    const workspace = await tx.selectFrom('workspaces').select('id').where('id', '=', input.workspaceId).forNoKeyUpdate().executeTakeFirst();
     if (!workspace) throw new NotFoundError(`no workspace ${input.workspaceId}`);
     await tx.insertInto('users').values({ id: randomUUID(), email, password_hash: passwordHash }).onConflict((oc) => oc.expression(sql`lower(email)`).doNothing()).execute();
     const user = await tx.selectFrom('users').select('id').where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirstOrThrow();

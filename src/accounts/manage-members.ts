@@ -33,8 +33,9 @@ export async function removeMember(db: Kysely<DB>, workspaceId: string, userId: 
 
 /** The membership, locked for the change (404 when the person is no member here). */
 async function membership(tx: Transaction<DB>, workspaceId: string, userId: string): Promise<{ role: Role }> {
-  // The workspace's row first: two changes to its owners at once take turns, so neither removes the other's "other owner".
-  await tx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().executeTakeFirst();
+  // The workspace's row first (no-key: rows that only reference it, projects and keys, are not held
+  // up): two changes to its owners at once take turns, so neither removes the other's "other owner".
+  await tx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forNoKeyUpdate().executeTakeFirst();
   const member = await tx.selectFrom('memberships').select('role').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).executeTakeFirst();
   if (!member) throw new NotFoundError(`no member ${userId}`);
   return member;

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
+import { usesBearer } from '../auth/bearer.ts';
 import type { DB } from '../db/types.ts';
 import { ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError } from '../http/errors.ts';
 import { Envelope, Uuid } from '../http/schemas.ts';
@@ -55,9 +56,9 @@ export const sessionPlugin = fp(
       const path = (request.url ?? '').split('?')[0] ?? '';
       // Static assets and the public paths never read the session: no lookup for them.
       if (STATIC_PREFIXES.some((prefix) => path.startsWith(prefix)) || (options.publicPaths.has(path) && request.method === 'GET')) return;
-      // A request with an API key is the key's: a cookie beside it is not read (nor is the CSRF
-      // check, which a key's request has no need of, skipped for a session).
-      if (request.headers.authorization !== undefined) return;
+      // A request with an API key (Bearer) is the key's: a cookie beside it is not read (nor is the
+      // CSRF check, which a key's request has no need of, skipped for a session).
+      if (usesBearer(request.headers.authorization)) return;
       const token = readCookies(request.headers.cookie).get(SESSION_COOKIE);
       if (token === undefined) return;
       request.session = (await findSession(options.db, token, options.now())) ?? null;
@@ -141,8 +142,10 @@ export async function accountRoutes(app: FastifyInstance, options: { db: Kysely<
   );
 
   typed.delete('/app/session', { schema: { summary: 'Sign out', tags: ['app'] } }, async (request, reply: FastifyReply) => {
+    // The cookie's session ends whether or not this request read it (one sent with an API key
+    // beside it did not): a cleared cookie never leaves a live session behind.
     const token = readCookies(request.headers.cookie).get(SESSION_COOKIE);
-    if (token !== undefined && request.session) await signOut(db, token);
+    if (token !== undefined) await signOut(db, token);
     void reply.header('set-cookie', sessionCookie(SESSION_COOKIE, '', { secure: secureOf(request, options.publicUrl), maxAgeSeconds: 0 }));
     return reply.code(204).send();
   });

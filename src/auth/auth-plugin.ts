@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Kysely } from 'kysely';
+import { bearerToken, usesBearer } from './bearer.ts';
 import type { DB, ProjectRow } from '../db/types.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../http/errors.ts';
 import { findCaller, findSessionCaller, type Principal } from './find-principal.ts';
@@ -57,7 +58,7 @@ export const authPlugin = fp(
       const secret = bearerToken(request.headers.authorization);
       const param = request.routeOptions.config.projectParam;
       const wanted = param ? (request.params as Record<string, string | undefined>)[param] : undefined;
-      if (secret === undefined && request.session && request.routeOptions.config.scope === 'read' && request.headers.authorization === undefined) {
+      if (secret === undefined && request.session && request.routeOptions.config.scope === 'read' && !usesBearer(request.headers.authorization)) {
         // The app reads the public API as its first client, signed in: a member reads its workspace.
         const caller = await findSessionCaller(options.db, request.session, wanted !== undefined && UUID.test(wanted) ? wanted.toLowerCase() : undefined);
         request.principal = caller.principal;
@@ -83,9 +84,3 @@ export const authPlugin = fp(
   },
   { name: 'sightline-auth' },
 );
-
-function bearerToken(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  return match?.[1];
-}

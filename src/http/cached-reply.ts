@@ -1,18 +1,22 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { varyByCoding } from './compress-json.ts';
 import type { ResponseCache } from './response-cache.ts';
 
 /**
  * Answers a read from the cache when it can: `key` names everything the body depends on (its
- * data version included), so its hash is the body's ETag. A client holding it (`If-None-Match`)
+ * data version included), so its hash is the body's (weak) ETag. A client holding it (`If-None-Match`)
  * gets 304 at once; a body computed before is sent as it was; else `compute` runs and its result,
  * serialized by the route's own response schema (so fields outside it never leave), is kept.
  */
 export async function cachedReply(request: FastifyRequest, reply: FastifyReply, cache: ResponseCache, key: string, compute: () => Promise<unknown>): Promise<FastifyReply> {
-  const etag = `"${createHash('sha256').update(key).digest('base64url').slice(0, 32)}"`;
-  void reply.header('etag', etag).header('cache-control', 'private, no-cache');
+  const tag = `"${createHash('sha256').update(key).digest('base64url').slice(0, 32)}"`;
+  // Weak, and varying by coding, on the 200 and the 304 alike: the body may go compressed or not
+  // (compress-json.ts), the same numbers either way.
+  void reply.header('etag', `W/${tag}`).header('cache-control', 'private, no-cache');
+  varyByCoding(reply);
   const given = request.headers['if-none-match'];
-  if (given !== undefined && given.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
+  if (given !== undefined && given.split(',').some((held) => held.trim().replace(/^W\//, '') === tag)) {
     return reply.code(304).send();
   }
   let body = await cache.get(key);

@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { preferredEncoding } from './accept-encoding.ts';
 
 const brotli = promisify(brotliCompress);
@@ -21,8 +21,7 @@ export function compressJson(app: FastifyInstance): void {
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     if (reply.getHeader('content-encoding') !== undefined) return payload;
     if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
-    const vary = String(reply.getHeader('vary') ?? '');
-    if (!/\baccept-encoding\b/i.test(vary)) void reply.header('vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
+    varyByCoding(reply);
     const size = Buffer.byteLength(payload);
     const coding = size < COMPRESS_MIN_BYTES ? undefined : preferredEncoding(request);
     if (coding === undefined) return payload;
@@ -35,4 +34,10 @@ export function compressJson(app: FastifyInstance): void {
     void reply.header('content-encoding', coding).removeHeader('content-length');
     return body;
   });
+}
+
+/** Adds Accept-Encoding to the reply's Vary, keeping what is there (CORS's Origin, say). */
+export function varyByCoding(reply: FastifyReply): void {
+  const vary = String(reply.getHeader('vary') ?? '');
+  if (!/\baccept-encoding\b/i.test(vary)) void reply.header('vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
 }

@@ -25,7 +25,7 @@ export interface SamplePlan {
   runsPerDay: number | null;
   /** Answered share of checks over the last 28 days (ok of ok, no_answer and failed); null when nothing was sampled. */
   completionRate: number | null;
-  /** Checks a day needed for runsPerDay, at the completion rate (1 when unknown). */
+  /** Checks a day needed for runsPerDay, at the completion rate (1 when unknown); null when runsPerDay is, or when no check answered. */
   checksPerDay: number | null;
   current: { checksPerDay: number; creditsPerDay: number };
   needed: {
@@ -62,7 +62,8 @@ export async function planSamples(db: Kysely<DB>, project: ProjectRow, delta: nu
   ).rows;
   const asked = outcomes.reduce((a, o) => a + o.n, 0);
   const completionRate = asked > 0 ? (outcomes.find((o) => o.outcome === 'ok')?.n ?? 0) / asked : null;
-  const checksPerDay = runsPerDay === null ? null : Math.ceil(runsPerDay / Math.max(completionRate ?? 1, 1e-9));
+  // No check answered in 28 days: no number of checks is known to give the runs (null, not infinity).
+  const checksPerDay = runsPerDay === null || completionRate === 0 ? null : Math.ceil(runsPerDay / (completionRate ?? 1));
 
   // Per unit of samples: the daily prompts' engine x location cells, and their price.
   let cells = 0;

@@ -19,7 +19,7 @@ const PlanSchema = Type.Object(
     power: Type.Number({ description: 'the chance the change rule reports such a move' }),
     runsPerDay: Nullable(Type.Integer({ description: 'completed runs needed on each day compared; null: the rule never reaches the power for this move (a move of 10 points or less)' })),
     completionRate: nullableNumber('answered share of checks over the last 28 days; null when nothing was sampled'),
-    checksPerDay: Nullable(Type.Integer({ description: 'checks a day for runsPerDay at the completion rate' })),
+    checksPerDay: Nullable(Type.Integer({ description: 'checks a day for runsPerDay at the completion rate; null when runsPerDay is null or no check of the last 28 days answered' })),
     current: Type.Object({ checksPerDay: Type.Number(), creditsPerDay: Type.Number() }, { description: 'the prompt set as it is' }),
     needed: Type.Object(
       {

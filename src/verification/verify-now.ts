@@ -26,19 +26,26 @@ export async function verifyNow(deps: VerifierDeps, projectId: string, wait: boo
 }
 
 /**
- * The project's due URLs checked in rounds of 100 until none is left (`complete`), or until
- * `deadline` (ms since the epoch) passes: no round starts after it, so a request that must answer
- * in time says what is still due by `complete: false`.
+ * The project's due URLs checked in rounds until none is left (`complete`), or until `deadline`
+ * (ms since the epoch) passes: no round starts after it, so a request that must answer in time
+ * says what is still due by `complete: false`. Without a deadline a round is 100 URLs; with one,
+ * a round is as many as are checked at once, so the request overruns its deadline by one check at
+ * most. A round that claimed fewer than it asked for (its verdicts and its failed checks counted)
+ * found nothing more due.
  */
 export async function verifyRounds(deps: VerifierDeps, projectId: string, deadline: number): Promise<{ result: VerifyResult; complete: boolean }> {
   const result: VerifyResult = { checked: 0, verified: 0, stale: 0, broken: 0, hallucinated: 0, unchecked: 0 };
+  const size = Number.isFinite(deadline) ? Math.max(1, deps.concurrency) : ROUND;
+  let failed = 0;
+  const counting: VerifierDeps = { ...deps, onError: (error) => { failed++; deps.onError(error); } };
   while (Date.now() < deadline) {
-    const round = await verifyDue(deps, { limit: ROUND, projectId });
-    if (round.length === 0) return { result, complete: true };
+    failed = 0;
+    const round = await verifyDue(counting, { limit: size, projectId });
     for (const { status } of round) {
       result.checked++;
       result[status as keyof Omit<VerifyResult, 'checked'>]++;
     }
+    if (round.length + failed < size) return { result, complete: true };
   }
   return { result, complete: false };
 }

@@ -32,7 +32,9 @@ export async function publishChangeEvents(db: Kysely<DB>, now: Date, limit = 200
     const ids = claimed.map((c) => c.id);
     const rows = await selectChangeEventRows(tx).where('c.id', 'in', ids).execute();
     const workspaces = [...new Set(rows.map((r) => r.workspace_id))];
-    const hooks = await tx.selectFrom('webhooks').select(['id', 'workspace_id']).where('workspace_id', 'in', workspaces).execute();
+    // Key-share locked: a removal (remove-webhook.ts) waits for this fan-out and then deletes what
+    // it queued; one already under way is waited for here and its webhook is not returned.
+    const hooks = await tx.selectFrom('webhooks').select(['id', 'workspace_id']).where('workspace_id', 'in', workspaces).forKeyShare().execute();
     const deliveries = rows.flatMap((row) => {
       const payload: ChangePayload = { type: 'change_event', projectId: row.project_id, event: changeEventRowToChangeEvent(row) };
       return hooks

@@ -8,8 +8,9 @@ import { NotFoundError } from '../http/errors.ts';
  */
 export async function removeWebhook(db: Kysely<DB>, workspaceId: string, id: string): Promise<{ id: string }> {
   return db.transaction().execute(async (tx) => {
-    // Locked first: a fan-out queueing a delivery to it now waits, then finds it gone and tries
-    // again without it (publish-change-events.ts), rather than this removal failing on its delivery.
+    // Locked first. A fan-out (publish-change-events.ts) holds its webhooks key-share locked while
+    // it queues deliveries: this waits for it, then deletes what it queued; a fan-out that starts
+    // now waits for this and no longer finds the webhook. Neither fails on the other.
     const hook = await tx.selectFrom('webhooks').select('id').where('workspace_id', '=', workspaceId).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!hook) throw new NotFoundError(`no webhook ${id}`);
     await tx.deleteFrom('webhook_deliveries').where('workspace_id', '=', workspaceId).where('webhook_id', '=', id).execute();

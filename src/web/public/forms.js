@@ -89,7 +89,9 @@ export function bindCopy(prefix) {
 
 /** A colour picker that saves the colour picked (on `change`, when the picker closes); a failure is said in the status line. */
 export function colorInput(label, color, save) {
-  const input = h('input', { type: 'color', class: 'color-input', value: color ?? '#94a3b8', 'aria-label': label });
+  // A colour picker takes #rrggbb only: a stored #rgb is spelled out (#1af is #11aaff), not shown black.
+  const full = color && /^#[0-9a-f]{3}$/i.test(color) ? `#${[...color.slice(1)].map((c) => c + c).join('')}` : color;
+  const input = h('input', { type: 'color', class: 'color-input', value: full ?? '#94a3b8', 'aria-label': label });
   input.addEventListener('change', async () => {
     input.disabled = true;
     try {

@@ -17,7 +17,11 @@ export function bindPlan(projectId) {
 async function loadPlan(projectId, delta) {
   const plan = await api(`/api/v1/projects/${encodeURIComponent(projectId)}/plan?delta=${delta}`);
   const from =
-    plan.sampleSize > 0 ? `At the brand's visibility of ${pct(plan.visibility)} (n = ${count(plan.sampleSize)})` : 'With the brand not measured yet (planned from 50%, the most demanding)';
+    plan.visibility !== null
+      ? `At the brand's visibility of ${pct(plan.visibility)} (n = ${count(plan.sampleSize)})`
+      : plan.sampleSize > 0
+        ? `With ${count(plan.sampleSize)} completed runs, too few for a rate (5 at least: planned from 50%, the most demanding)`
+        : 'With the brand not measured yet (planned from 50%, the most demanding)';
   const lines = [];
   if (plan.runsPerDay === null) {
     lines.push(
@@ -27,15 +31,15 @@ async function loadPlan(projectId, delta) {
     lines.push(
       `${from}, a move of ${delta} points is reported with ${pct(plan.power * 100, 0)} power when each day compared has ${count(plan.runsPerDay)} completed runs` +
         (plan.checksPerDay === null
-          ? '.'
+          ? `, but no check of the last 28 days was answered: fix what fails (the runs say why) before sampling more.`
           : `: about ${count(plan.checksPerDay)} checks a day${plan.completionRate === null ? ' (no check has ended yet: every one taken as answered)' : ` at the completion rate of ${pct(plan.completionRate * 100, 0)}`}.`),
     );
-    lines.push(
+    if (plan.checksPerDay !== null) lines.push(
       plan.needed.samples === null
         ? `The project has no daily prompt on a configured engine: it checks ${count(plan.current.checksPerDay)} a day.`
         : plan.enough
           ? `Its daily prompts sample enough now (${count(plan.current.checksPerDay)} checks a day).`
-          : `Its daily prompts make ${count(plan.current.checksPerDay)} checks a day: sampling each ${count(plan.needed.samples)} times would make ${count(plan.needed.checksPerDay)}, ${count(plan.needed.creditsPerMonth)} credits (${usd(plan.needed.usdPerMonth)}) a month.`,
+          : `Its daily prompts make ${count(plan.current.checksPerDay)} checks a day: sampling each ${count(plan.needed.samples)} times would make ${count(plan.needed.checksPerDay)} checks a day, ${count(plan.needed.creditsPerMonth)} credits (${usd(plan.needed.usdPerMonth)}) a month.`,
     );
   }
   $('plan-text').textContent = lines.join(' ');
