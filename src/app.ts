@@ -13,6 +13,7 @@ import { layeredCache, memoryCache, redisCache } from './http/response-cache.ts'
 import { openApiRoute } from './http/openapi-route.ts';
 import { registerKeyRateLimit } from './http/rate-limit.ts';
 import { ErrorBody } from './http/schemas.ts';
+import { refuseUnstorableInput } from './http/storable-input.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
 import { changeRoutes } from './changes/routes.ts';
 import { engineRoutes } from './engines/routes.ts';
@@ -84,6 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   installErrorHandling(app);
   logRequests(app, options.slowRequestMs ?? 500);
+  refuseUnstorableInput(app);
   compressJson(app);
   app.addSchema(ErrorBody);
   await registerOpenApi(app);

@@ -86,6 +86,13 @@ describe('the MCP tool server', () => {
       assert.equal(bad.structuredContent.error.code, 'bad_request');
       const unknown = (await client.callTool({ name: 'get_ranking', arguments: { projectId: '00000000-0000-4000-8000-000000000000' } })) as ToolResult;
       assert.equal(unknown.structuredContent.error.code, 'not_found');
+      // What the database cannot hold or the calendar cannot count is refused in the protocol, never an internal error.
+      for (const [args, field] of [[{ projectId, location: 'US\u0000' }, 'location'], [{ projectId, to: '9999-12-31' }, 'to']] as const) {
+        const refused = (await client.callTool({ name: 'get_ranking', arguments: args })) as ToolResult;
+        assert.equal(refused.isError, true);
+        assert.equal(refused.structuredContent.error.code, 'bad_request', JSON.stringify(refused.structuredContent));
+        assert.ok(refused.structuredContent.error.details[field], JSON.stringify(refused.structuredContent));
+      }
     } finally {
       await client.close();
     }

@@ -51,7 +51,9 @@ export function echo(f: Filters): Omit<Filters, 'projectId'> {
 export function parseDay(value: string): Date | undefined {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   if (!match) return undefined;
-  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  const date = new Date(0);
+  // setUTCFullYear, not Date.UTC: the year 0099 is 0099, not 1999.
+  date.setUTCFullYear(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
   return utcDay(date) === value ? date : undefined;
 }
 
@@ -71,14 +73,31 @@ export function eachDay(from: string, to: string): string[] {
 }
 
 /**
+ * The days a range may name: wide enough for any question, narrow enough that the day arithmetic
+ * around them (the default `from`, the day after `to`, month spans) stays in four-digit years.
+ */
+export const FIRST_DAY = '1900-01-01';
+export const LAST_DAY = '9998-12-31';
+
+/** A real day from FIRST_DAY to LAST_DAY. */
+export function isRangeDay(value: string): boolean {
+  return parseDay(value) !== undefined && value >= FIRST_DAY && value <= LAST_DAY;
+}
+
+/**
  * The date range: `to` defaults to today (UTC), `from` to `to` minus 27 days; a date that does not
- * exist, `from` after `to`, or a range over 366 days is 400 with `details` naming the field.
+ * exist or lies outside FIRST_DAY..LAST_DAY, `from` after `to`, or a range over 366 days is 400
+ * with `details` naming the field.
  */
 export function resolveRange(query: { from?: string | undefined; to?: string | undefined }, now: Date): { from: string; to: string } {
   const details: Record<string, string> = {};
   const to = query.to ?? utcDay(now);
-  if (query.to !== undefined && !parseDay(query.to)) details.to = 'must be a real date, YYYY-MM-DD';
-  if (query.from !== undefined && !parseDay(query.from)) details.from = 'must be a real date, YYYY-MM-DD';
+  for (const key of ['from', 'to'] as const) {
+    const given = query[key];
+    if (given === undefined) continue;
+    if (!parseDay(given)) details[key] = 'must be a real date, YYYY-MM-DD';
+    else if (given < FIRST_DAY || given > LAST_DAY) details[key] = `must be a day from ${FIRST_DAY} to ${LAST_DAY}`;
+  }
   if (Object.keys(details).length) throw new BadRequestError('invalid date filter', details);
   const from = query.from ?? addDays(to, -(DEFAULT_WINDOW_DAYS - 1));
   if (from > to) {

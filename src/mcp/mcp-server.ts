@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { Value } from 'typebox/value';
 
 import { AppError } from '../http/errors.ts';
+import { unstorableFields } from '../http/storable-input.ts';
 import type { Principal } from '../auth/find-principal.ts';
 import { PROMPTS } from './prompts.ts';
 import { TOOLS, type Tool, type ToolDeps } from './tools.ts';
@@ -43,6 +44,8 @@ export function createMcpServer(deps: ToolDeps, principal: Principal): Server {
       const details = Object.fromEntries([...Value.Errors(tool.input, args)].slice(0, 20).map((e) => [e.instancePath.replace(/^\//, '') || '(arguments)', e.message]));
       return failure('bad_request', 'invalid arguments', details);
     }
+    const unstorable = unstorableFields(args);
+    if (Object.keys(unstorable).length > 0) return failure('bad_request', 'invalid arguments', unstorable);
     try {
       const key = typeof args.idempotencyKey === 'string' ? args.idempotencyKey : undefined;
       const data = key === undefined ? await tool.run({ deps, principal }, args) : await once(deps, principal, tool, key, () => tool.run({ deps, principal }, args));

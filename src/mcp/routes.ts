@@ -14,7 +14,7 @@ import type { ToolDeps } from './tools.ts';
 export async function mcpRoutes(app: FastifyInstance, deps: ToolDeps): Promise<void> {
   app.post(
     '/mcp',
-    { config: { anyScope: ['mcp', 'mcp:write'] }, schema: { summary: 'The MCP tool server (streamable HTTP, JSON-RPC)', tags: ['mcp'], hide: true } },
+    { config: { anyScope: ['mcp', 'mcp:write'], ownInputChecks: true }, schema: { summary: 'The MCP tool server (streamable HTTP, JSON-RPC)', tags: ['mcp'], hide: true } },
     async (request, reply) => {
       const server = createMcpServer(deps, principalOf(request));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

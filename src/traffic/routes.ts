@@ -141,6 +141,8 @@ export async function publicTrafficRoutes(app: FastifyInstance, deps: Deps): Pro
     beacon.withTypeProvider<TypeBoxTypeProvider>().post(
       '/api/beacon',
       {
+        // A page address from a browser is taken as web logs are: a NUL becomes U+FFFD (clean-text.ts).
+        config: { ownInputChecks: true },
         schema: {
           summary: 'One AI-referred page view from the snippet (no authentication; the Origin must be the brand site)',
           tags: ['traffic'],
