@@ -390,7 +390,7 @@ describe('fuzzing every operation: no 500 for anything a client can send', () =>
       [`${WEBHOOK_HOST}:80`, '192.0.2.10'],
     ]),
     logger: { level: 'error', stream: { write: (line: string) => void logged.push(line) } },
-  });
+  }, { ownDatabase: true });
   let world: World;
   let operations: Operation[];
   let snapshot: Awaited<ReturnType<typeof takeSnapshot>>;

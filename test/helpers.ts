@@ -85,13 +85,16 @@ export async function testApp(db: Kysely<DB>, options: Partial<AppOptions> = {})
 
 /**
  * For a suite: a migrated database and an app on it, opened before its tests and closed after.
- * Call it inside `describe`; read `db` and `app` inside hooks and tests.
+ * Call it inside `describe`; read `db` and `app` inside hooks and tests. `ownDatabase`: on a
+ * server, a database of its own, for a suite whose data would reach other suites' work (the
+ * fan-out publishes every workspace's events; a sampling server's scheduler samples every
+ * project's daily prompts).
  */
-export function useTestApp(options: Partial<AppOptions> = {}): { readonly db: Kysely<DB>; readonly app: FastifyInstance } {
+export function useTestApp(options: Partial<AppOptions> = {}, where: { ownDatabase?: boolean } = {}): { readonly db: Kysely<DB>; readonly app: FastifyInstance } {
   let database: Database | undefined;
   let app: FastifyInstance | undefined;
   before(async () => {
-    database = await openTestDatabase();
+    database = where.ownDatabase ? await openPrivateTestDatabase() : await openTestDatabase();
     app = await testApp(database.db, options);
   });
   after(async () => {
