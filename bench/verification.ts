@@ -33,8 +33,8 @@
  *   requests per host (the checker's host limiter), no robots.txt, no soft-404 probe, no database;
  *   hosts interleaved (URL j on host j % hosts). And at the highest concurrency, "HTTP alone, claim
  *   order": the first `--claim-order-urls` (120; 0 skips) of them sorted by URL, the order the import
- *   inserts cited URLs (upsert-cited-urls.ts) and so the order claims take them (oldest verify_after
- *   first): by host.
+ *   inserts cited URLs (upsert-cited-urls.ts), the order claims took them before hosts took turns
+ *   (oldest verify_after first): by host.
  * - Also at the highest concurrency, "verifyNow, hosts interleaved" (`--interleaved`, 1; 0 skips): a
  *   verifier run whose URLs' verify_after the bench rewrote after the import so that claims take the
  *   hosts in turn; everything else as the verifier run. It shows what the claim order costs.
@@ -64,7 +64,7 @@
  *   hallucinated: movePageCitations moves nothing); the 3 most cited pages no subject owns ->
  *   hallucinated and back; the most cited brand pages given their own status again (no change).
  *   `--flip-reps` (3) round trips each, cases interleaved.
- * - Also reported: the project's cited URLs in claim order, in rounds of 100: distinct hosts per round.
+ * - Also reported: the project's cited URLs in rounds of 100 as claims take them: distinct hosts per round.
  * - Reported per case: ms per flip (median, p90, max), runs citing the page, subject_rollup rows
  *   the flip's transaction wrote (rows whose xmin is its transaction id), and one profiled round trip
  *   (statements through a logging Kysely). Checked after every flip: the brand's citations in
@@ -262,7 +262,7 @@ export interface RunResult {
   sitesMsPerUrl: number;
   totalMsPerUrl: number;
   verify?: VerifyResult;
-  /** verifyNow: distinct hosts in each round of URLs it claims (oldest verify_after first, 100 a round). */
+  /** verifyNow: distinct hosts in each round of URLs it claims (hosts in turn among the oldest due, 100 a round). */
   hostsPerRound?: number[];
   problems: string[];
   loadavg: string;
@@ -489,11 +489,32 @@ async function makeProject(db: Kysely<DB>, workspaceId: string, urls: CitedSpec[
   return projectId;
 }
 
-/** The distinct hosts in each round of URLs a claim takes (oldest verify_after first, 100 a round). */
+/** The distinct hosts in each round of 100 URLs the claims take. */
 async function hostsPerClaimRound(db: Kysely<DB>, projectId: string): Promise<number[]> {
   const order = await db.selectFrom('cited_urls').select('host').where('project_id', '=', projectId).orderBy('verify_after').orderBy('id').execute();
+  return claimRounds(order.map((r) => r.host), VERIFY_NOW_ROUND);
+}
+
+/**
+ * The distinct hosts in each round of `size` URLs, claimed as `claimUrls` claims them: of the
+ * `size * 20` oldest still due (`hosts` is every URL's host, oldest first), each host's first URL,
+ * then each host's second, and so on, oldest first within a turn.
+ */
+function claimRounds(hosts: readonly string[], size: number): number[] {
+  let due = hosts.map((host, age) => ({ host, age }));
   const out: number[] = [];
-  for (let i = 0; i < order.length; i += VERIFY_NOW_ROUND) out.push(new Set(order.slice(i, i + VERIFY_NOW_ROUND).map((r) => r.host)).size);
+  while (due.length > 0) {
+    const turns = new Map<string, number>();
+    const window = due.slice(0, size * 20).map((u) => {
+      const turn = (turns.get(u.host) ?? 0) + 1;
+      turns.set(u.host, turn);
+      return { ...u, turn };
+    });
+    const taken = window.sort((a, b) => a.turn - b.turn || a.age - b.age).slice(0, size);
+    out.push(new Set(taken.map((u) => u.host)).size);
+    const ages = new Set(taken.map((u) => u.age));
+    due = due.filter((u) => !ages.has(u.age));
+  }
   return out;
 }
 
@@ -846,7 +867,7 @@ interface FlipsResult {
   target: { label: string; where: string };
   imported: ImportFigures;
   project: { runs: number; citedUrls: number; brandUrls: number; subjectRollupRows: number; brandRollupRows: number };
-  /** The project's cited URLs in the order claims take them (oldest verify_after first), in rounds of 100: distinct hosts per round. */
+  /** The project's cited URLs in rounds of 100 as claims take them (hosts in turn among the oldest due): distinct hosts per round. */
   claimOrder: { hosts: number; rounds: number; hostsPerRoundMin: number; hostsPerRoundMedian: number; hostsPerRoundMax: number; roundsWithAtMost5Hosts: number };
   brandBefore: { rollup: { none: Totals; allCells: Totals }; fromRuns: Totals };
   brandAfter: { rollup: { none: Totals; allCells: Totals }; fromRuns: Totals };
@@ -903,8 +924,7 @@ async function flipsPart(): Promise<FlipsResult> {
           (select count(*)::int from subject_rollup where project_id = ${projectId} and subject_id = ${brandId}) as brand_rollup`.execute(db)
     ).rows[0]!;
     const order = await db.selectFrom('cited_urls').select('host').where('project_id', '=', projectId).orderBy('verify_after').orderBy('id').execute();
-    const perRound: number[] = [];
-    for (let i = 0; i < order.length; i += VERIFY_NOW_ROUND) perRound.push(new Set(order.slice(i, i + VERIFY_NOW_ROUND).map((r) => r.host)).size);
+    const perRound = claimRounds(order.map((r) => r.host), VERIFY_NOW_ROUND);
     const claimOrder = {
       hosts: new Set(order.map((r) => r.host)).size,
       rounds: perRound.length,
@@ -914,7 +934,7 @@ async function flipsPart(): Promise<FlipsResult> {
       roundsWithAtMost5Hosts: perRound.filter((n) => n <= 5).length,
     };
     log(
-      `  its ${order.length} cited URLs (${claimOrder.hosts} hosts) in claim order (oldest verify_after first), rounds of ${VERIFY_NOW_ROUND}: distinct hosts per round ` +
+      `  its ${order.length} cited URLs (${claimOrder.hosts} hosts) in claim order (hosts taking turns among the oldest due), rounds of ${VERIFY_NOW_ROUND}: distinct hosts per round ` +
         `min ${claimOrder.hostsPerRoundMin}, median ${claimOrder.hostsPerRoundMedian}, max ${claimOrder.hostsPerRoundMax}; ${claimOrder.roundsWithAtMost5Hosts} of ${claimOrder.rounds} rounds have at most 5 hosts`,
     );
     const byRuns = (a: PageRow, b: PageRow) => b.runs - a.runs || a.id.localeCompare(b.id);
