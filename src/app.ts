@@ -1,5 +1,6 @@
 import cors from '@fastify/cors';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { ServerOptions } from 'node:http';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { DB } from './db/types.ts';
@@ -58,7 +59,12 @@ export interface AppOptions {
   verifier?: ToolDeps['verifier'];
   /** SIGHTLINE_IMPORT_BATCH, for run files imported from the app. */
   importBatch?: number | undefined;
+  /** How long a request may take to arrive, headers and body (Node's default, 300 s); tests shorten it. */
+  requestTimeoutMs?: number | undefined;
 }
+
+/** Node's own default, which Fastify turns off: without it a body dripped in holds its connection for ever. */
+const REQUEST_TIMEOUT_MS = 300_000;
 
 /** Paths anyone may call, from any origin. Everything else needs a key and sends no CORS headers. */
 const PUBLIC_PATHS = new Set(['/api/v1/openapi.json', '/api/v1/bots.json', '/api/beacon.js', '/api/beacon', '/bots']);
@@ -72,6 +78,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: fastifyTrustProxy(options.trustProxy),
     frameworkErrors,
     clientErrorHandler,
+    ...requestTimeouts(options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS),
     // One line a request is noise at a million requests a day: errors and slow ones only (log-requests.ts).
     logController: new LogController({ disableRequestLogging: true }),
   });
@@ -138,4 +145,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 function fastifyTrustProxy(trust: AppOptions['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
   return trust ?? false;
+}
+
+/**
+ * A request must arrive whole (headers and body) within `ms`, its headers within a minute at most;
+ * Node checks every connection against them every `ms / 4` (30 s at most), and refuses with a 408
+ * (clientErrorHandler puts it in the error body).
+ */
+function requestTimeouts(ms: number): { requestTimeout: number; http: ServerOptions } {
+  return { requestTimeout: ms, http: { requestTimeout: ms, headersTimeout: Math.min(60_000, ms), connectionsCheckingInterval: Math.min(30_000, Math.ceil(ms / 4)) } };
 }

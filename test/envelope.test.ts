@@ -59,6 +59,21 @@ describe('every failure in the envelope', () => {
     });
   }
 
+  test('a request too slow to arrive (a body dripped in) ends in 408 with the error body, not a connection held open', { timeout: 10_000 }, async () => {
+    const slow = await testApp(database.db, { requestTimeoutMs: 300 });
+    const slowPort = Number(new URL(await slow.listen({ port: 0, host: '127.0.0.1' })).port);
+    try {
+      const started = Date.now();
+      const res = await raw(slowPort, 'POST /api/beacon HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n{"path":');
+      assert.equal(res.status, 408);
+      assert.deepEqual(Object.keys(res.body), ['error']);
+      assert.equal(res.body.error.code, 'bad_request');
+      assert.ok(Date.now() - started < 5_000, `answered after ${Date.now() - started} ms`);
+    } finally {
+      await slow.close();
+    }
+  });
+
   test('a urn:uuid path id (or any form but the plain 36 characters) is 400 with details, on every path with an id', async () => {
     const urn = `urn:uuid:${fx.projectId}`;
     for (const path of ['topics', 'visibility/timeseries', 'visibility/ranking', 'citations', 'changes', 'traffic']) {
