@@ -58,7 +58,12 @@ describe('the MCP tool server', () => {
   test('the read tools answer what the HTTP endpoints answer, number for number', async () => {
     const client = await connect(keys.mcp!);
     try {
-      const tools = (await client.listTools()).tools;
+      // Every tool is listed to every key; what a key may call is its scopes' (the writes answer forbidden to an mcp key).
+      const listed = (await client.listTools()).tools;
+      const writes = ['add_competitor', 'add_prompt', 'remove_prompt', 'sample_now', 'update_prompt', 'verify_now'];
+      assert.deepEqual(listed.filter((t) => writes.includes(t.name)).map((t) => t.name).sort(), writes);
+      assert.ok(listed.filter((t) => writes.includes(t.name)).every((t) => t.annotations?.readOnlyHint === false && t.description!.includes('mcp:write')));
+      const tools = listed.filter((t) => !writes.includes(t.name));
       assert.deepEqual(tools.map((t) => t.name).sort(), ['get_changes', 'get_citations', 'get_ranking', 'get_run', 'get_traffic', 'get_usage', 'get_visibility_timeseries', 'list_projects', 'list_prompts', 'list_runs']);
       assert.ok(tools.every((t) => t.annotations?.readOnlyHint === true && t.description!.length > 40));
       const ranking = tools.find((t) => t.name === 'get_ranking')!;
@@ -72,6 +77,14 @@ describe('the MCP tool server', () => {
       assert.deepEqual(await call('list_projects', {}), await get('/api/v1/projects'));
       assert.deepEqual(await call('get_ranking', { projectId }), await get(`${base}/visibility/ranking`));
       assert.deepEqual(await call('get_visibility_timeseries', { projectId, from: '2026-11-01', branded: 'true' }), await get(`${base}/visibility/timeseries?from=2026-11-01&branded=true`));
+      // `branded` as JSON has it (the filters echo a boolean), on every tool that filters.
+      for (const branded of [true, false]) {
+        const query = `from=2026-11-01&branded=${branded}`;
+        assert.deepEqual(await call('get_visibility_timeseries', { projectId, from: '2026-11-01', branded }), await get(`${base}/visibility/timeseries?${query}`));
+        assert.deepEqual(await call('get_ranking', { projectId, from: '2026-11-01', branded }), await get(`${base}/visibility/ranking?${query}`));
+        assert.deepEqual(await call('get_citations', { projectId, from: '2026-11-01', branded }), await get(`${base}/citations?${query}`));
+        assert.deepEqual(await call('list_runs', { projectId, from: '2026-11-01', branded, limit: 3 }), await get(`${base}/runs?${query}&limit=3`));
+      }
       assert.deepEqual(await call('get_citations', { projectId }), await get(`${base}/citations`));
       assert.deepEqual(await call('get_changes', { projectId }), await get(`${base}/changes`));
       assert.deepEqual(await call('get_traffic', { projectId }), await get(`${base}/traffic`));
@@ -86,6 +99,12 @@ describe('the MCP tool server', () => {
       assert.equal(bad.structuredContent.error.code, 'bad_request');
       const unknown = (await client.callTool({ name: 'get_ranking', arguments: { projectId: '00000000-0000-4000-8000-000000000000' } })) as ToolResult;
       assert.equal(unknown.structuredContent.error.code, 'not_found');
+      // A competitor's series without its id is refused as the HTTP endpoint refuses it (operations.md section 5).
+      const noSubject = (await client.callTool({ name: 'get_visibility_timeseries', arguments: { projectId, subjectType: 'competitor' } })) as ToolResult;
+      assert.equal(noSubject.structuredContent.error.code, 'bad_request');
+      assert.ok(noSubject.structuredContent.error.details.subjectId);
+      // A tool that does not exist is a protocol error (invalid params), as the MCP specification has it.
+      await assert.rejects(client.callTool({ name: 'get_everything', arguments: {} }), (error: { code?: number }) => error.code === -32602);
       // What the database cannot hold or the calendar cannot count is refused in the protocol, never an internal error.
       for (const [args, field] of [[{ projectId, location: 'US\u0000' }, 'location'], [{ projectId, to: '9999-12-31' }, 'to']] as const) {
         const refused = (await client.callTool({ name: 'get_ranking', arguments: args })) as ToolResult;

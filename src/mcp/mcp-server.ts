@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { sql } from 'kysely';
 import { Value } from 'typebox/value';
 
@@ -11,15 +11,16 @@ import { TOOLS, type Tool, type ToolDeps } from './tools.ts';
 
 export const SERVER_INFO = { name: 'sightline', version: '1.0.0' };
 
-/** The tools a key may call: `mcp` reads, `mcp:write` changes and spends (exact scopes, as the public interface has them). */
-export const allowed = (principal: Principal, tool: Tool) => principal.scopes.includes(tool.scope);
+/** Whether a key may call a tool: `mcp` reads, `mcp:write` changes and spends (exact scopes, as the public interface has them). */
+const allowed = (principal: Principal, tool: Tool) => principal.scopes.includes(tool.scope);
 
 /** A tool's input schema as JSON Schema (the TypeBox schema the HTTP route validates with). */
 const inputSchemaOf = (tool: Tool) => JSON.parse(JSON.stringify(tool.input)) as { type: 'object'; properties?: Record<string, unknown> };
 
 /**
- * One MCP server for one caller (operations.md section 9): the tools of section 9 (tools.ts), whose
- * results are the HTTP endpoints' `data` objects, and prompt templates for the common questions
+ * One MCP server for one caller (operations.md section 9): the tools of section 9 (tools.ts), all
+ * listed to every key (a tool outside the key's scopes answers `forbidden`), whose results are the
+ * HTTP endpoints' `data` objects, and prompt templates for the common questions
  * (prompts.ts). A tool's arguments are checked against its TypeBox schema (defaults applied, as
  * the HTTP routes do); a refusal is a tool error carrying the public interface's error body.
  * Writes with an idempotency key answer the first call's result again, changing nothing.
@@ -27,17 +28,17 @@ const inputSchemaOf = (tool: Tool) => JSON.parse(JSON.stringify(tool.input)) as 
 export function createMcpServer(deps: ToolDeps, principal: Principal): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {}, prompts: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: TOOLS.filter((t) => allowed(principal, t)).map((t) => ({
+    tools: TOOLS.map((t) => ({
       name: t.name,
       title: t.title,
-      description: t.description,
+      description: t.scope === 'mcp:write' ? `${t.description} Needs a key with the mcp:write scope.` : t.description,
       inputSchema: inputSchemaOf(t),
       annotations: { title: t.title, ...t.annotations },
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = TOOLS.find((t) => t.name === request.params.name);
-    if (!tool) return failure('not_found', `no tool ${request.params.name}`);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     if (!allowed(principal, tool)) return failure('forbidden', `this key lacks the \`${tool.scope}\` scope ${tool.name} needs`);
     const args = Value.Default(tool.input, structuredClone(request.params.arguments ?? {})) as Record<string, unknown>;
     if (!Value.Check(tool.input, args)) {
@@ -60,7 +61,7 @@ export function createMcpServer(deps: ToolDeps, principal: Principal): Server {
   }));
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
     const prompt = PROMPTS.find((p) => p.name === request.params.name);
-    if (!prompt) throw new Error(`no prompt ${request.params.name}`);
+    if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
     return { description: prompt.description, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: prompt.text(request.params.arguments ?? {}) } }] };
   });
   return server;

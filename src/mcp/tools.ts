@@ -8,7 +8,7 @@ import { getRanking } from '../analytics/get-ranking.ts';
 import { getSourceDomains } from '../analytics/get-source-domains.ts';
 import { listSubjects } from '../analytics/list-subjects.ts';
 import { listChanges } from '../changes/list-changes.ts';
-import { AppError, NotFoundError } from '../http/errors.ts';
+import { AppError, BadRequestError, NotFoundError } from '../http/errors.ts';
 import { IsoDate, Uuid } from '../http/schemas.ts';
 import { addCompetitor } from '../projects/add-competitor.ts';
 import { listProjects } from '../projects/list-projects.ts';
@@ -71,6 +71,11 @@ const PromptSettingsArgs = {
   samples: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   cadence: Type.Optional(Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('paused')])),
 };
+/** The HTTP filters as arguments: `branded` a JSON boolean, as the filters echo it (the query string's "true" or "false" taken too). */
+const FilterArgs = {
+  ...FilterQuery.properties,
+  branded: Type.Optional(Type.Union([Type.Boolean(), Type.Literal('true'), Type.Literal('false')], { description: 'branded or unbranded prompts only' })),
+};
 const RATES =
   ' Every rate carries its sample size (`sampleSize`: completed runs) and a Wilson 95% interval (`ciLow`..`ciHigh`); a rate over fewer than 5 runs is withheld (`visibility` null with `rateWithheld` saying why), never 0. Failed and unanswered runs are in no sample.';
 
@@ -93,7 +98,8 @@ async function promptFor(context: ToolContext, promptId: string): Promise<string
 /** The project and the analytics filters a tool's arguments name, resolved and checked as the HTTP routes do. */
 async function projectFilters(context: ToolContext, args: Record<string, any>) {
   const project = await projectFor(context, args.projectId);
-  const query = { from: args.from, to: args.to, engineId: args.engineId, topicId: args.topicId, location: args.location, branded: args.branded };
+  const branded = typeof args.branded === 'boolean' ? String(args.branded) : args.branded;
+  const query = { from: args.from, to: args.to, engineId: args.engineId, topicId: args.topicId, location: args.location, branded };
   return { project, filters: await resolveFilters(context.deps.db, project.id, query, context.deps.now(), context.deps.engineIds) };
 }
 
@@ -111,10 +117,13 @@ export const TOOLS: Tool[] = [
     name: 'get_visibility_timeseries',
     title: 'Visibility over time',
     description: `Daily visibility of the brand (or a competitor: subjectType and subjectId) over a range, one point per day, unsampled days included with sampleSize 0.${RATES}`,
-    input: Type.Object({ ...ProjectArg, ...FilterQuery.properties, subjectType: Type.Optional(Type.Union([Type.Literal('brand'), Type.Literal('competitor')])), subjectId: Type.Optional(Uuid) }),
+    input: Type.Object({ ...ProjectArg, ...FilterArgs, subjectType: Type.Optional(Type.Union([Type.Literal('brand'), Type.Literal('competitor')])), subjectId: Type.Optional(Uuid) }),
     scope: 'mcp',
     annotations: READ,
     run: async (context, args) => {
+      if (args.subjectType === 'competitor' && args.subjectId === undefined) {
+        throw new BadRequestError('subjectType=competitor needs subjectId', { subjectId: 'is required when subjectType is competitor' });
+      }
       const project = await projectFor(context, args.projectId);
       const subjects = await listSubjects(context.deps.db, project);
       const wanted = (args.subjectId as string | undefined)?.toLowerCase() ?? project.id;
@@ -128,7 +137,7 @@ export const TOOLS: Tool[] = [
     name: 'get_ranking',
     title: 'Brand against competitors',
     description: `The brand and every tracked competitor over the range: visibility, interval, share of voice, average position, sentiment.${RATES}`,
-    input: Type.Object({ ...ProjectArg, ...FilterQuery.properties }),
+    input: Type.Object({ ...ProjectArg, ...FilterArgs }),
     scope: 'mcp',
     annotations: READ,
     run: async (context, args) => {
@@ -140,7 +149,7 @@ export const TOOLS: Tool[] = [
     name: 'get_citations',
     title: 'Cited domains',
     description: 'Domains the answers cite over the range, most cited first, with counts per verification status (hallucinated citations counted apart from citedCount) and how each relates to the brand.',
-    input: Type.Object({ ...ProjectArg, ...FilterQuery.properties }),
+    input: Type.Object({ ...ProjectArg, ...FilterArgs }),
     scope: 'mcp',
     annotations: READ,
     run: async (context, args) => {
@@ -199,7 +208,7 @@ export const TOOLS: Tool[] = [
     description: 'The answers behind every number, newest first: each run\'s engine, prompt, status (ok, failed, no_answer), the subjects it mentions. Page with cursor (nextCursor).',
     input: Type.Object({
       ...ProjectArg,
-      ...FilterQuery.properties,
+      ...FilterArgs,
       promptId: Type.Optional(Uuid),
       status: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('no_answer')])),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
