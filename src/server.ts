@@ -141,8 +141,10 @@ export function stopOnSignals(server: RunningServer): void {
       },
     );
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  // Every signal is handled (a second one while stopping changes nothing): Ctrl-C reaches both the
+  // bin's shim, which passes it on, and the server in its process group.
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 if (import.meta.main) {

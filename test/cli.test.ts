@@ -97,6 +97,16 @@ describe('the CLI', () => {
     assert.equal(usage.stdout, '');
     const unknown = await run(['frobnicate', '--json'], env);
     assert.equal(unknown.code, 2);
+    // No command at all is a bad command line too: the error on stderr, nothing on stdout.
+    for (const args of [['--json'], []]) {
+      const none = await run(args, env);
+      assert.equal(none.code, 2, args.join(' '));
+      assert.equal(none.stdout, '');
+      assert.match(none.stderr, args.length > 0 ? /"code":"usage"/ : /usage: sightline/);
+    }
+    const help = await run(['--help', '--json'], env);
+    assert.equal(help.code, 0);
+    assert.match(JSON.parse(help.stdout).usage, /^usage: sightline/);
   });
 });
 

@@ -69,8 +69,13 @@ export interface ServerProcess {
 }
 
 export function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [SERVER], { env: { ...env, PORT: '0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return listening(child);
+}
+
+/** A started server's address, once it says where it listens (its stdout and stderr piped). */
+export function listening(child: ChildProcess): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SERVER], { env: { ...env, PORT: '0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
     const onData = (d: Buffer) => {

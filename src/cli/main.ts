@@ -53,10 +53,11 @@ export async function runCli(argv: string[], io: CliIo, config: Config = loadCon
   const json = argv.includes('--json');
   try {
     const [first, second] = argv.filter((a) => !a.startsWith('-'));
-    if (first === undefined || argv.includes('--help') || argv.includes('-h')) {
-      io.out(USAGE);
-      return first === undefined && !argv.includes('--help') && !argv.includes('-h') ? 2 : 0;
+    if (argv.includes('--help') || argv.includes('-h')) {
+      io.out(json ? JSON.stringify({ usage: USAGE }) : USAGE);
+      return 0;
     }
+    if (first === undefined) throw new UsageError('no command');
     const twoWord = second !== undefined ? COMMANDS[`${first} ${second}`] : undefined;
     const command: Command | undefined = twoWord ?? COMMANDS[first];
     if (!command) throw new UsageError(`unknown command "${[first, second].filter(Boolean).join(' ')}"`);
