@@ -201,7 +201,7 @@ describe('the app pages in Chromium', { skip: chromiumSkip }, () => {
     // Citation health: over the range only; per engine, the hallucinated share with its interval.
     const health = await api(`/api/v1/projects/${projectId}/citation-health?from=${from}&to=${today}`);
     const hallucinated = health.overall.hallucinated;
-    assert.equal(await page.locator('#health-totals [data-share="hallucinated"] strong').textContent(), `${hallucinated.share.toFixed(1)}% (${hallucinated.ciLow.toFixed(1)}–${hallucinated.ciHigh.toFixed(1)}%)`);
+    assert.equal(await page.locator('#health-totals [data-share="hallucinated"] strong').textContent(), `${hallucinated.share.toFixed(2)}% (${hallucinated.ciLow.toFixed(2)}–${hallucinated.ciHigh.toFixed(2)}%)`);
     assert.equal(await page.locator('#health tbody tr').count(), health.engines.filter((e: { urls: number }) => e.urls > 0).length);
     const missing = (await cells(page, '#missing')).map((r) => r[0]);
     assert.deepEqual(missing, health.missingOwnPages.map((p: { url: string }) => p.url));
@@ -616,7 +616,7 @@ describe('the app pages in Chromium', { skip: chromiumSkip }, () => {
       const text = page.locator('#plan-text', { hasText: `move of ${delta} points` });
       await text.waitFor();
       const said = (await text.textContent())!;
-      assert.ok(said.includes(`visibility of ${plan.visibility.toFixed(1)}% (n = ${plan.sampleSize.toLocaleString('en')})`), said);
+      assert.ok(said.includes(`visibility of ${plan.visibility.toFixed(2)}% (n = ${plan.sampleSize.toLocaleString('en')})`), said);
       if (plan.runsPerDay === null) assert.match(said, /no number of runs a day/);
       else assert.ok(said.includes(`has ${plan.runsPerDay.toLocaleString('en')} completed runs`), said);
     }

@@ -216,13 +216,16 @@ describe('the app in Chromium', { skip: chromiumSkip }, () => {
     // The ranking table: a row per subject, in the API's order, with n, visibility, interval and sentiment's n.
     const table = await page.$$eval('#ranking tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('th, td')].map((c) => c.textContent!.trim())));
     assert.equal(table.length, rows.length);
-    rows.forEach((row: { name: string; sampleSize: number; visibility: number; ciLow: number; ciHigh: number; sentimentCount: number }, i: number) => {
+    // Every number as the API has it (two decimals), so what a person reads is what a client reads.
+    rows.forEach((row: { name: string; sampleSize: number; visibility: number; ciLow: number; ciHigh: number; shareOfVoice: number | null; avgPosition: number | null; sentiment: number | null; sentimentCount: number }, i: number) => {
       const cells = table[i]!;
       assert.ok(cells[0]!.startsWith(row.name), cells[0]);
       assert.equal(cells[1], String(row.sampleSize));
-      assert.equal(cells[2], `${row.visibility.toFixed(1)}%`);
-      assert.equal(cells[3], `${row.ciLow.toFixed(1)}–${row.ciHigh.toFixed(1)}%`);
-      assert.match(cells[6]!, new RegExp(`\\(n=${row.sentimentCount}\\)$`));
+      assert.equal(cells[2], `${row.visibility.toFixed(2)}%`);
+      assert.equal(cells[3], `${row.ciLow.toFixed(2)}–${row.ciHigh.toFixed(2)}%`);
+      assert.equal(cells[4], row.shareOfVoice === null ? '—' : `${row.shareOfVoice.toFixed(2)}%`);
+      assert.equal(cells[5], row.avgPosition === null ? '—' : row.avgPosition.toFixed(2));
+      assert.equal(cells[6], `${row.sentiment === null ? '—' : row.sentiment.toFixed(2)} (n=${row.sentimentCount})`);
     });
 
     // The all-engine visibility changes are marked at their day, with their summary.
@@ -243,7 +246,8 @@ describe('the app in Chromium', { skip: chromiumSkip }, () => {
     const dayBefore = (n: number) => new Date(Date.parse(`${today}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10);
 
     // 90 days: the two months before the demo are unsampled, so gaps, not points.
-    await page.getByText('90 days', { exact: true }).click();
+    // The range switch as a person and assistive technology reach it: radios named by their labels.
+    await page.getByLabel('90 days', { exact: true }).check();
     await page.waitForURL(/range=90/);
     await page.waitForSelector('#chart svg[data-days="90"]');
     const long = (await api(`/api/v1/projects/${projectId}/visibility/timeseries?from=${dayBefore(89)}&to=${today}`)).series as Point[];
@@ -253,7 +257,7 @@ describe('the app in Chromium', { skip: chromiumSkip }, () => {
     // One engine over 7 days.
     const { engines } = await api('/api/v1/engines');
     const engine = engines[0];
-    await page.getByText('7 days', { exact: true }).click();
+    await page.getByRole('radio', { name: '7 days', exact: true }).check();
     await page.waitForSelector('#chart svg[data-days="7"]');
     await page.getByLabel('Engine', { exact: true }).selectOption(engine.id);
     await page.waitForURL(new RegExp(`engineId=${engine.id}`));

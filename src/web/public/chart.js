@@ -37,7 +37,7 @@ export function formatDay(day, options = { month: 'short', day: 'numeric' }) {
   return new Date(`${day}T00:00:00Z`).toLocaleDateString('en', { ...options, timeZone: 'UTC' });
 }
 
-const pct = (n) => `${n.toFixed(1)}%`;
+const pct = (n) => `${n.toFixed(2)}%`;
 
 function pointLabel(name, point) {
   const when = formatDay(point.day, { year: 'numeric', month: 'short', day: 'numeric' });

@@ -4,7 +4,7 @@
 import { api } from './api.js';
 import { drawChart, formatDay, subjectColor } from './chart.js';
 import { bindFilters, engines, failure, filterQuery, latest, loadFilterChoices, pageHref, rangeOf, readAddress, startShell, status, writeAddress } from './shell.js';
-import { $, swatch } from './ui.js';
+import { $, fixed, swatch } from './ui.js';
 
 const VISIBILITY_KINDS = new Set(['visibility_gained', 'visibility_dropped']);
 
@@ -137,8 +137,6 @@ function renderEvents(events, days, narrowed) {
   );
 }
 
-const fixed = (n, digits = 1) => (n === null || n === undefined ? null : n.toFixed(digits));
-
 function cell(text, className = 'num', title) {
   const td = document.createElement('td');
   td.className = className;
@@ -170,7 +168,7 @@ function renderRanking(rows, colors) {
         cell(`${fixed(row.ciLow)}–${fixed(row.ciHigh)}%`),
         cell(row.shareOfVoice === null ? '—' : `${fixed(row.shareOfVoice)}%`),
         cell(row.avgPosition === null ? '—' : fixed(row.avgPosition)),
-        cell(row.sentiment === null ? `— (n=${row.sentimentCount})` : `${fixed(row.sentiment, 0)} (n=${row.sentimentCount})`),
+        cell(row.sentiment === null ? `— (n=${row.sentimentCount})` : `${fixed(row.sentiment)} (n=${row.sentimentCount})`),
       );
       return tr;
     }),

@@ -30,8 +30,8 @@ export const numCell = (text, title) => td(text, 'num', title);
 const integer = new Intl.NumberFormat('en');
 export const count = (n) => integer.format(n);
 
-export const fixed = (n, digits = 1) => (n === null || n === undefined ? '—' : n.toFixed(digits));
-export const pct = (n, digits = 1) => (n === null || n === undefined ? '—' : `${n.toFixed(digits)}%`);
+export const fixed = (n, digits = 2) => (n === null || n === undefined ? '—' : n.toFixed(digits));
+export const pct = (n, digits = 2) => (n === null || n === undefined ? '—' : `${n.toFixed(digits)}%`);
 /** "12.5% (3.7–37.9%)": a share with its Wilson 95% interval. */
 export const shareWithInterval = (s) => `${pct(s.share)} (${fixed(s.ciLow)}–${pct(s.ciHigh)})`;
 
