@@ -30,6 +30,10 @@ describe('cached reads: ETag and 304, never a stale number', () => {
       assert.equal(held.body, '');
       const other = await ctx.app.inject({ url, headers: { ...bearer(fx.readKey), 'if-none-match': '"something-else"' } });
       assert.equal(other.statusCode, 200);
+      // `*` holds any representation there is (RFC 9110 13.1.2).
+      const any = await ctx.app.inject({ url, headers: { ...bearer(fx.readKey), 'if-none-match': '*' } });
+      assert.equal(any.statusCode, 304, `${path}: If-None-Match *`);
+      assert.equal(any.headers.etag, etag);
     }
     const url = `/api/v1/projects/${fx.projectId}/visibility/timeseries?from=2026-11-20&to=2026-11-20`;
     const before = await ctx.app.inject({ url, headers: bearer(fx.readKey) });
@@ -49,6 +53,7 @@ describe('cached reads: ETag and 304, never a stale number', () => {
     const other = await createFixture(ctx.db, { name: 'other' });
     const url = `/api/v1/projects/${fx.projectId}/visibility/timeseries?subjectType=competitor&subjectId=${other.competitorId}`;
     for (let i = 0; i < 2; i++) assert.equal((await ctx.app.inject({ url, headers: bearer(fx.readKey) })).statusCode, 404);
+    assert.equal((await ctx.app.inject({ url, headers: { ...bearer(fx.readKey), 'if-none-match': '*' } })).statusCode, 404, '`*` holds no representation where there is none');
     const own = await ctx.app.inject({ url: `/api/v1/projects/${fx.projectId}/visibility/ranking`, headers: bearer(fx.readKey) });
     assert.equal(own.statusCode, 200);
     const stranger = await ctx.app.inject({ url: `/api/v1/projects/${fx.projectId}/visibility/ranking`, headers: { ...bearer(other.readKey), 'if-none-match': String(own.headers.etag) } });

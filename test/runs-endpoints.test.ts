@@ -69,7 +69,9 @@ describe('the answers behind every number: prompts, runs and one run', () => {
     assert.equal((await get(`runs?cursor=${forged}`)).statusCode, 400);
     assert.equal((await get('runs?limit=101')).statusCode, 400);
     assert.equal((await get('runs?limit=0')).statusCode, 400);
-    assert.equal((await get('runs?status=maybe')).statusCode, 400);
+    const maybe = await get('runs?status=maybe');
+    assert.equal(maybe.statusCode, 400);
+    assert.equal(maybe.json().error.details.status, 'must be one of ok, failed, no_answer', 'every allowed value named, not the first');
     const fx = await createFixture(ctx.db);
     await importRuns(ctx.db, fx.projectId, [JSON.stringify({ id: '5b0d7a53-31a2-4b8e-9a43-2f3a0c1d9e11', engine: 'chatgpt', prompt: 'elsewhere', ranAt: '2026-11-20T10:00:00Z', status: 'ok' })]);
     assert.equal((await get('runs/5b0d7a53-31a2-4b8e-9a43-2f3a0c1d9e11')).statusCode, 404);

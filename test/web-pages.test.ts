@@ -154,6 +154,10 @@ describe('the app pages', () => {
     assert.match(bare.body, /export function drawChart/);
     const again = await app.inject({ url: '/assets/chart.js', headers: { 'if-none-match': String(bare.headers.etag) } });
     assert.equal(again.statusCode, 304);
+    for (const held of [`"other", ${String(bare.headers.etag)}`, `W/${String(bare.headers.etag)}`, '*']) {
+      assert.equal((await app.inject({ url: '/assets/chart.js', headers: { 'if-none-match': held } })).statusCode, 304, held);
+    }
+    assert.equal((await app.inject({ url: '/assets/chart.js', headers: { 'if-none-match': '"other"' } })).statusCode, 200);
     const overview = await app.inject({ url: '/assets/overview.js' });
     assert.match(overview.body, new RegExp(`from '\\./chart\\.js\\?v=${version}'`), 'imports between scripts are versioned too');
     const css = await app.inject({ url: '/assets/app.css', headers: { 'accept-encoding': 'gzip;q=0, identity' } });

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { preferredEncoding } from '../http/accept-encoding.ts';
+import { holds } from '../http/cached-reply.ts';
 import { NotFoundError } from '../http/errors.ts';
 
 /**
@@ -72,7 +73,7 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
   app.get('/docs', hidden, async (request, reply) => {
     // Revalidated each time (it names the current assets); answered 304 while unchanged.
     void reply.header('cache-control', 'no-cache').header('etag', pageEtag).type('text/html; charset=utf-8');
-    if (request.headers['if-none-match'] === pageEtag) return reply.code(304).send();
+    if (holds(request, pageEtag)) return reply.code(304).send();
     return reply.send(page);
   });
 
@@ -84,7 +85,7 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
       .header('etag', asset.etag)
       .header('vary', 'Accept-Encoding')
       .type(asset.type);
-    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    if (holds(request, asset.etag)) return reply.code(304).send();
     return sendAsset(request, reply, asset);
   });
 }

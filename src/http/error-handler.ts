@@ -88,7 +88,7 @@ function clientMessage(error: FastifyError): string {
 /** Ajv's errors as `{ field: what is wrong }`, the field named as the client sent it. */
 function validationDetails(error: FastifyError): ErrorDetails {
   const details: ErrorDetails = {};
-  for (const item of error.validation ?? []) {
+  const items = (error.validation ?? []).map((item) => {
     const params = item.params as Record<string, unknown>;
     const missing = typeof params.missingProperty === 'string' ? params.missingProperty : undefined;
     const extra = typeof params.additionalProperty === 'string' ? params.additionalProperty : undefined;
@@ -98,21 +98,29 @@ function validationDetails(error: FastifyError): ErrorDetails {
       .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
     if (missing) path.push(missing);
     if (extra) path.push(extra);
-    const field = path.join('.') || error.validationContext || 'request';
+    return { item, params, missing, extra, field: path.join('.') || error.validationContext || 'request' };
+  });
+  // A union of literals fails once per literal (each `const` names one) and once as a whole: the
+  // field's allowed values are all of them.
+  const allowed = new Map<string, unknown[]>();
+  for (const { item, params, field } of items) {
+    const values = item.keyword === 'enum' ? (params.allowedValues as unknown[]) : item.keyword === 'const' ? [params.allowedValue] : [];
+    allowed.set(field, [...(allowed.get(field) ?? []), ...values]);
+  }
+  for (const { item, params, missing, extra, field } of items) {
     if (details[field] === undefined) {
-      details[field] = describe(item.keyword, params, item.message, missing !== undefined, extra !== undefined);
+      details[field] = describe(item.keyword, params, item.message, missing !== undefined, extra !== undefined, allowed.get(field) ?? []);
     }
   }
   return details;
 }
 
-function describe(keyword: string, params: Record<string, unknown>, message: string | undefined, missing: boolean, extra: boolean): string {
+function describe(keyword: string, params: Record<string, unknown>, message: string | undefined, missing: boolean, extra: boolean, allowed: unknown[]): string {
   if (missing) return 'is required';
   if (extra) return 'is not a known field';
   if (keyword === 'format') return `must be a valid ${String(params.format)}`;
   if (keyword === 'anyOf' || keyword === 'enum' || keyword === 'const') {
-    const allowed = params.allowedValues ?? params.allowedValue;
-    return allowed !== undefined ? `must be one of ${JSON.stringify(allowed)}` : 'is not an allowed value';
+    return allowed.length > 0 ? `must be one of ${allowed.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')}` : 'is not an allowed value';
   }
   return message ?? 'is not valid';
 }

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../db/types.ts';
 import { acceptsEncoding } from '../http/accept-encoding.ts';
+import { holds } from '../http/cached-reply.ts';
 import { NotFoundError, UnauthorizedError } from '../http/errors.ts';
 import { Envelope, Uuid } from '../http/schemas.ts';
 import { utcDay } from '../usage/calendar.ts';
@@ -83,7 +84,7 @@ export async function webRoutes(app: FastifyInstance, options: { db: Kysely<DB>;
       .header('etag', asset.etag)
       .header('vary', 'Accept-Encoding')
       .type(asset.type);
-    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    if (holds(request, asset.etag)) return reply.code(304).send();
     return sendAsset(request, reply, asset);
   });
 
