@@ -175,17 +175,30 @@ describe('demo data', () => {
   });
 
   test('is deterministic for a project and a day', () => {
-    const a = demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000001', '2026-11-22');
-    const b = demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000001', '2026-11-22');
+    const a = demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000001', new Date('2026-11-22T12:00:00Z'));
+    const b = demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000001', new Date('2026-11-22T12:00:00Z'));
     assert.deepEqual(a, b);
-    assert.notDeepEqual(demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000002', '2026-11-22'), a);
+    assert.notDeepEqual(demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000002', new Date('2026-11-22T12:00:00Z')), a);
+  });
+
+  test('has no run later than the moment it is made: today\'s runs fill the part of the day gone by, in order', () => {
+    for (const now of ['2026-11-22T00:00:30Z', '2026-11-22T09:15:00Z', '2026-11-22T23:59:59Z']) {
+      const lines = demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000001', new Date(now)).map((l) => JSON.parse(l) as { id: string; ranAt: string });
+      const today = lines.filter((r) => r.ranAt.startsWith('2026-11-22'));
+      assert.ok(today.length > 0);
+      assert.ok(lines.every((r) => Date.parse(r.ranAt) <= Date.parse(now)), now);
+      // The same runs as on any other time of the day: ids, and the days before today, unchanged.
+      const noon = demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000001', new Date('2026-11-22T12:00:00Z')).map((l) => JSON.parse(l) as { id: string; ranAt: string });
+      assert.deepEqual(lines.map((r) => r.id), noon.map((r) => r.id));
+      assert.deepEqual(lines.filter((r) => !r.ranAt.startsWith('2026-11-22')), noon.filter((r) => !r.ranAt.startsWith('2026-11-22')));
+    }
   });
 
   test('holds a significant visibility change whatever the project id (the PRNG seed)', async () => {
     const { wilsonBounds } = await import('../src/analytics/statistics.ts');
     for (let i = 0; i < 200; i++) {
       const byDay = new Map<string, { n: number; k: number }>();
-      for (const line of demoRunLines(randomUUID(), '2026-11-22')) {
+      for (const line of demoRunLines(randomUUID(), new Date('2026-11-22T12:00:00Z'))) {
         const run = JSON.parse(line);
         if (run.status !== 'ok') continue;
         const day = run.ranAt.slice(0, 10);

@@ -1,18 +1,21 @@
 import { createHash } from 'node:crypto';
 import { addDays } from '../analytics/filters.ts';
+import { utcDay } from '../usage/calendar.ts';
 import type { RunProvenance, RunRecord } from '../runs/parse-run-line.ts';
 import { ENGINE_KEYS } from '../runs/vocabulary.ts';
 import { ENGINE_ROUTES } from '../sampling/providers/providers-config.ts';
 import { mulberry32 } from './prng.ts';
 
 /**
- * 28 days of deterministic pseudo-random runs ending `today`, for the demo brand (operations.md
- * section 4): all seven engines, three topics, two locations, branded and unbranded prompts; one
- * day not sampled, two days under the 5-run minimum, citations in all five statuses, a rival's ads
- * on branded prompts, and a significant rise of the brand's visibility eight days before today.
- * The same project and day give the same runs, ids included.
+ * 28 days of deterministic pseudo-random runs ending today (`now`'s UTC day), for the demo brand
+ * (operations.md section 4): all seven engines, three topics, two locations, branded and unbranded
+ * prompts; one day not sampled, two days under the 5-run minimum, citations in all five statuses, a
+ * rival's ads on branded prompts, and a significant rise of the brand's visibility eight days before
+ * today. The same project and day give the same runs, ids included; a run is never later than `now`
+ * (today's runs are spread over the part of the day gone by).
  */
-export function demoRunLines(projectId: string, today: string): string[] {
+export function demoRunLines(projectId: string, now: Date): string[] {
+  const today = utcDay(now);
   const random = mulberry32(seedOf(projectId));
   // Answer texts draw from their own sequence, so the runs' numbers do not depend on them.
   const wording = mulberry32(seedOf(`${projectId}:answers`));
@@ -31,8 +34,7 @@ export function demoRunLines(projectId: string, today: string): string[] {
           if (thin && runsToday >= 3) continue;
           runsToday++;
           serial++;
-          const minute = String(serial % 60).padStart(2, '0');
-          const hour = String(6 + (serial % 12)).padStart(2, '0');
+          const minuteOfDay = (6 + (serial % 12)) * 60 + (serial % 60);
           const failed = random() < 0.04;
           // A search surface sometimes shows no AI answer at all: that is its own outcome, not a failure.
           const unanswered = failed && SEARCH_SURFACES.has(engine);
@@ -43,7 +45,7 @@ export function demoRunLines(projectId: string, today: string): string[] {
             topic: prompt.topic,
             branded: prompt.branded,
             location,
-            ranAt: `${day}T${hour}:${minute}:00Z`,
+            ranAt: ranAt(day, minuteOfDay, day === today ? now : undefined),
             status: unanswered ? 'no_answer' : failed ? 'failed' : 'ok',
           };
           if (!failed) {
@@ -96,6 +98,16 @@ export function demoProvenance(record: RunRecord): RunProvenance {
     fanOutQueries: record.status === 'ok' && route.surface === 'api' ? [record.prompt] : [],
     reason: record.status === 'failed' ? 'server_error: 503: the engine was unavailable' : record.status === 'no_answer' ? 'no AI answer for this query' : null,
   };
+}
+
+const DAY_MS = 86_400_000;
+
+/** A run's time: `minuteOfDay` on `day`, or on today, the same share of the part of the day before `now`. */
+function ranAt(day: string, minuteOfDay: number, now: Date | undefined): string {
+  const start = Date.parse(`${day}T00:00:00Z`);
+  const offset = minuteOfDay * 60_000;
+  if (now === undefined) return new Date(start + offset).toISOString().replace('.000Z', 'Z');
+  return new Date(start + Math.floor((offset / DAY_MS) * (now.getTime() - start))).toISOString();
 }
 
 const EXTRA_SOURCES = ['https://www.g2.com/categories/crm', 'https://www.pcmag.com/picks/the-best-crm-software', 'https://news.ycombinator.com/item?id=41000000'];

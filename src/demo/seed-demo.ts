@@ -7,7 +7,6 @@ import { insertCompetitor } from '../projects/add-competitor.ts';
 import { createProject } from '../projects/create-project.ts';
 import { parseRunLine, type RunRecord } from '../runs/parse-run-line.ts';
 import { recordRunsIn } from '../runs/record-runs.ts';
-import { utcDay } from '../usage/calendar.ts';
 import { createWorkspace } from '../workspaces/create-workspace.ts';
 import { demoProvenance, demoRunLines } from './demo-runs.ts';
 import { createUser } from '../accounts/create-user.ts';
@@ -67,7 +66,7 @@ async function seedIn(tx: Transaction<DB>, workspaceId: string | undefined, now:
     .values(['CRM software', 'Sales automation', 'Customer support'].map((name) => ({ id: randomUUID(), workspace_id: workspace, project_id: projectId, name })))
     .execute();
   const records: RunRecord[] = [];
-  for (const line of demoRunLines(projectId, utcDay(now))) {
+  for (const line of demoRunLines(projectId, now)) {
     const parsed = parseRunLine(line, now);
     if (!parsed.ok) throw new Error(`demo run refused: ${parsed.message}`);
     records.push({ ...parsed.record, provenance: demoProvenance(parsed.record) });
