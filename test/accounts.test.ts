@@ -109,6 +109,52 @@ describe('accounts: users, sign-in, sessions, CSRF', () => {
     assert.equal(statuses[11], 429);
   });
 
+  // The sign-in page's form posted by the browser itself: redirects, never an error page (nor a
+  // console error); the same checks and the same limit as the JSON sign-in.
+  test('a form sign-in: 303 to where it asked (from / the first project), refusals back to the page with the reason', async () => {
+    const form = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/app/session',
+        payload: new URLSearchParams(fields).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', host: 'sightline.test', 'x-forwarded-for': '198.51.100.9', ...headers },
+      });
+    // Its own people (the limit counts an address and an email: the tests' requests all come from one address).
+    await createUser(ctx.db, { workspaceId: fx.workspaceId, email: 'form@example.com', password, role: 'owner' });
+    await createUser(ctx.db, { workspaceId: fx.workspaceId, email: 'form-refused@example.com', password, role: 'owner' });
+    const home = await form({ email: 'form@example.com', password, next: '/' }, { origin: 'http://sightline.test' });
+    assert.equal(home.statusCode, 303);
+    assert.equal(home.headers.location, `/projects/${fx.projectId}`);
+    assert.match(String(home.headers['set-cookie']), /^sl_session=[A-Za-z0-9_-]{40,}; Path=\/; HttpOnly; SameSite=Lax/);
+    assert.equal(home.body, '');
+    const cookie = cookieOf(home);
+    assert.equal((await ctx.app.inject({ url: '/app/session', headers: { cookie } })).json().data.role, 'owner', 'the cookie is a session');
+
+    const deep = await form({ email: 'form@example.com', password, next: `/projects/${fx.projectId}/citations?range=7&signIn=wrong&retry=5` });
+    assert.equal(deep.headers.location, `/projects/${fx.projectId}/citations?range=7`, 'the refusal before is not carried on');
+    for (const elsewhere of ['//evil.example/x', '/\\evil.example', 'https://evil.example/', 'javascript:alert(1)']) {
+      assert.equal((await form({ email: 'form@example.com', password, next: elsewhere })).headers.location, `/projects/${fx.projectId}`, elsewhere);
+    }
+
+    const cases: [string, Record<string, string>, Record<string, string>, string][] = [
+      ['a wrong password', { email: 'form-refused@example.com', password: 'not it at all', next: '/projects/abc?range=7' }, {}, '/projects/abc?range=7&signIn=wrong'],
+      ['no password', { email: 'form-refused@example.com', next: '/' }, {}, '/?signIn=invalid'],
+      ["another site's form (login CSRF)", { email: 'form-refused@example.com', password, next: '/' }, { origin: 'https://evil.example' }, '/?signIn=refused'],
+      ['an opaque origin', { email: 'form-refused@example.com', password, next: '/' }, { origin: 'null' }, '/?signIn=refused'],
+    ];
+    for (const [name, fields, headers, location] of cases) {
+      const refused = await form(fields, headers);
+      assert.equal(refused.statusCode, 303, name);
+      assert.equal(refused.headers.location, location, name);
+      assert.equal(refused.headers['set-cookie'], undefined, `${name}: no session`);
+    }
+    // The limit is the JSON sign-in's, counted together.
+    for (let i = 0; i < 10; i++) await signIn('form-guesser@example.com', 'wrong password!', { 'x-forwarded-for': '198.51.100.10' });
+    const busy = await form({ email: 'form-guesser@example.com', password: 'wrong password!', next: '/' }, { 'x-forwarded-for': '198.51.100.10' });
+    assert.equal(busy.statusCode, 303);
+    assert.match(String(busy.headers.location), /^\/\?signIn=busy&retry=\d+$/);
+  });
+
   test('sightline user create reads the password from standard input', async () => {
     const dataDir = scratchDataDir('user-create');
     const env = cliEnv(dataDir, { server: true });

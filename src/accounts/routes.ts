@@ -11,6 +11,7 @@ import { ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError } fr
 import { Envelope, Uuid } from '../http/schemas.ts';
 import { strictBodies } from '../http/strict-bodies.ts';
 import { readCookies, sessionCookie } from './cookies.ts';
+import { FORM_TYPE, isFormPost, landing, refusedFormSignIn, sameOrigin, seeOther } from './sign-in-form.ts';
 import { findSession, moveSession, SESSION_COOKIE, SESSION_MS, signIn, signOut, type Session } from './sessions.ts';
 
 declare module 'fastify' {
@@ -85,11 +86,18 @@ export async function accountRoutes(app: FastifyInstance, options: { db: Kysely<
     addHeaders: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false, 'retry-after': true },
     errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
   });
+  // The sign-in page's form posts itself when the page's script does not (a browser as it is):
+  // the same fields, form-encoded; answered with redirects (sign-in-form.ts).
+  app.addContentTypeParser(FORM_TYPE, { parseAs: 'string', bodyLimit: 8_192 }, (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))));
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   typed.post(
     '/app/session',
     {
+      errorHandler: (error, request, reply) => {
+        if (!isFormPost(request)) throw error;
+        return refusedFormSignIn(error, request, reply);
+      },
       config: {
         rateLimit: {
           max: SIGN_IN_PER_MINUTE,
@@ -100,14 +108,24 @@ export async function accountRoutes(app: FastifyInstance, options: { db: Kysely<
       schema: {
         summary: 'Sign in with an email and a password: sets the session cookie',
         tags: ['app'],
-        body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1000 }), workspaceId: Type.Optional(Uuid) }),
+        description:
+          'JSON answers the session. The sign-in page\'s form may also post itself (`application/x-www-form-urlencoded`, from the service\'s own origin, with `next`): it is answered with a 303 to `next` (a path of the app), or back to it with `signIn=wrong|busy|invalid` when refused.',
+        body: Type.Object({
+          email: Type.String({ minLength: 1, maxLength: 254 }),
+          password: Type.String({ minLength: 1, maxLength: 1000 }),
+          workspaceId: Type.Optional(Uuid),
+          next: Type.Optional(Type.String({ maxLength: 2000, description: 'a form post: the app path to open once signed in' })),
+        }),
         response: { 200: Envelope(SessionView) },
       },
     },
     async (request, reply) => {
+      const form = isFormPost(request);
+      if (form && !sameOrigin(request, options.publicUrl)) throw new ForbiddenError('a sign-in form must come from the service\'s own pages');
       const signed = await signIn(db, request.body.email, request.body.password, now(), request.body.workspaceId?.toLowerCase());
       if (!signed) throw new UnauthorizedError('wrong email or password');
       void reply.header('set-cookie', sessionCookie(SESSION_COOKIE, signed.token, { secure: secureOf(request, options.publicUrl), maxAgeSeconds: SESSION_MS / 1000 }));
+      if (form) return seeOther(reply as FastifyReply, await landing(db, signed.session, request.body.next));
       return { data: view(signed.session) };
     },
   );

@@ -1,5 +1,6 @@
-import { api, ApiError } from './api.js';
-
+// The sign-in form posts itself (the service answers with redirects: src/accounts/sign-in-form.ts);
+// this script checks for empty fields first, says why a sign-in was refused and sends the form back
+// to the page it was opened at.
 const form = document.getElementById('sign-in');
 const error = document.getElementById('sign-in-error');
 const button = form.querySelector('button[type="submit"]');
@@ -9,31 +10,37 @@ function show(message) {
   error.hidden = !message;
 }
 
-form.addEventListener('submit', async (event) => {
-  event.preventDefault();
+// Refused: the service sent the browser back here with the reason in the address.
+const address = new URL(location.href);
+const reason = address.searchParams.get('signIn');
+const retry = Number(address.searchParams.get('retry')) || 60;
+const REASONS = {
+  wrong: 'Wrong email or password.',
+  busy: `Too many sign-in attempts. Try again in ${retry} seconds.`,
+  invalid: 'Enter a valid email address and your password.',
+  refused: 'Signing in was refused: sign in from this page.',
+};
+address.searchParams.delete('signIn');
+address.searchParams.delete('retry');
+const here = `${address.pathname}${address.search}`;
+if (reason) {
+  history.replaceState(null, '', `${here}${address.hash}`);
+  show(REASONS[reason] ?? REASONS.wrong);
+  form.elements.password.focus();
+}
+// A deep link (/projects/...) opens where it pointed once signed in; `/` opens the first project.
+form.elements.next.value = here;
+
+form.addEventListener('submit', (event) => {
   const email = form.elements.email.value.trim();
   const password = form.elements.password.value;
   if (!email || !password) {
+    event.preventDefault();
     show('Enter your email and your password.');
     (email ? form.elements.password : form.elements.email).focus();
     return;
   }
+  form.elements.email.value = email;
   show('');
   button.disabled = true;
-  try {
-    await api('/app/session', { method: 'POST', body: { email, password } });
-    // A deep link (/projects/...) opens where it pointed; `/` opens the first project's overview.
-    if (location.pathname !== '/') return location.reload();
-    const { projects } = await api('/api/v1/projects');
-    location.assign(projects.length ? `/projects/${encodeURIComponent(projects[0].id)}` : '/');
-  } catch (e) {
-    button.disabled = false;
-    const status = e instanceof ApiError ? e.status : 0;
-    if (status === 401) show('Wrong email or password.');
-    else if (status === 429) show(`Too many sign-in attempts. Try again in ${e.retryAfter || 60} seconds.`);
-    else if (status === 400) show('Enter a valid email address and your password.');
-    else show('Signing in failed: the service could not be reached. Try again.');
-    form.elements.password.value = '';
-    form.elements.password.focus();
-  }
 });
