@@ -91,6 +91,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', () => webhookOutbound.close());
 
   installErrorHandling(app);
+  // Answered before its body arrived (refused by the auth hook, say): the connection closes with the
+  // answer, rather than waiting on a body no one will read and then timing out on it (408).
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) void reply.header('connection', 'close');
+  });
   logRequests(app, options.slowRequestMs ?? 500);
   refuseUnstorableInput(app);
   compressJson(app);

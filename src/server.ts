@@ -126,12 +126,21 @@ export async function openRedis(url: string, waitMs = 3_000): Promise<Redis> {
   return redis;
 }
 
-/** Stops on SIGINT/SIGTERM, closing the database cleanly (the embedded one stops if no other process uses it). */
+/** A signal again within this long is the same one, passed on by the bin's shim. */
+const REPEAT_MS = 1_000;
+
+/** Stops on SIGINT, SIGTERM or SIGHUP, closing the database cleanly (the embedded one stops if no other process uses it). */
 export function stopOnSignals(server: RunningServer): void {
-  let stopping = false;
+  let stopping: number | undefined;
   const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+    if (stopping !== undefined) {
+      // The same signal twice at once is one (Ctrl-C reaches the bin's shim, which passes it on,
+      // and this process); asked again later, the stop is forced.
+      if (Date.now() - stopping < REPEAT_MS) return;
+      console.error(`sightline: ${signal} again: stopping now, without waiting for work in progress`);
+      process.exit(1);
+    }
+    stopping = Date.now();
     server.app.log.info({ signal }, 'stopping');
     server.close().then(
       () => process.exit(0),
@@ -141,10 +150,8 @@ export function stopOnSignals(server: RunningServer): void {
       },
     );
   };
-  // Every signal is handled (a second one while stopping changes nothing): Ctrl-C reaches both the
-  // bin's shim, which passes it on, and the server in its process group.
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  // A closed terminal (SIGHUP) stops it as Ctrl-C and a supervisor do: the embedded database with it.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
 }
 
 if (import.meta.main) {

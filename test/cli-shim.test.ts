@@ -33,22 +33,24 @@ describe('the bin under an older Node', () => {
     assert.equal(spawnSyncResult(node!, [BIN, 'frobnicate', '--json'], dataDir).code, 2);
   });
 
-  test('a SIGTERM to the shim stops the server it started', { skip: node === undefined && 'no Node older than 24 on PATH', timeout: 90_000 }, async () => {
-    const shim = spawn(node!, [BIN, 'serve'], { env: { ...cliEnv(dataDir), PORT: '0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    try {
-      const { url } = await listening(shim);
-      assert.equal((await fetch(`${url}/api/v1/bots.json`)).status, 200);
-      const exited = new Promise<number | null>((resolve) => shim.once('exit', (code) => resolve(code)));
-      shim.kill('SIGTERM');
-      assert.equal(await exited, 0, 'the shim exits as the server did, after stopping it');
-      await assert.rejects(fetch(`${url}/api/v1/bots.json`), 'nothing serves the address any more');
-    } finally {
-      // Whatever happened, nothing of this test keeps running (the shim leads its process group).
+  for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+    test(`a ${signal} to the shim stops the server it started`, { skip: node === undefined && 'no Node older than 24 on PATH', timeout: 90_000 }, async () => {
+      const shim = spawn(node!, [BIN, 'serve'], { env: { ...cliEnv(dataDir), PORT: '0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       try {
-        process.kill(-shim.pid!, 'SIGKILL');
-      } catch {}
-    }
-  });
+        const { url } = await listening(shim);
+        assert.equal((await fetch(`${url}/api/v1/bots.json`)).status, 200);
+        const exited = new Promise<number | null>((resolve) => shim.once('exit', (code) => resolve(code)));
+        shim.kill(signal);
+        assert.equal(await exited, 0, 'the shim exits as the server did, after stopping it');
+        await assert.rejects(fetch(`${url}/api/v1/bots.json`), 'nothing serves the address any more');
+      } finally {
+        // Whatever happened, nothing of this test keeps running (the shim leads its process group).
+        try {
+          process.kill(-shim.pid!, 'SIGKILL');
+        } catch {}
+      }
+    });
+  }
 });
 
 function spawnSyncResult(command: string, args: string[], dataDir: string): { code: number | null; stdout: string } {

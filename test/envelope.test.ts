@@ -74,6 +74,37 @@ describe('every failure in the envelope', () => {
     }
   });
 
+  test('a request answered before its body arrived gets that answer only: no 408 after it when the rest never comes', { timeout: 10_000 }, async () => {
+    const slow = await testApp(database.db, { requestTimeoutMs: 300 });
+    const slowPort = Number(new URL(await slow.listen({ port: 0, host: '127.0.0.1' })).port);
+    try {
+      const received = await new Promise<string>((resolve, reject) => {
+        const socket = connect(slowPort, '127.0.0.1', () =>
+          socket.write(`POST /api/ingest/${fx.projectId} HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n127.0.0.1 - -`),
+        );
+        let out = '';
+        socket.on('data', (chunk) => (out += chunk));
+        socket.on('close', () => resolve(out));
+        socket.on('error', reject);
+      });
+      assert.match(received, /^HTTP\/1\.1 401 /);
+      assert.equal(received.match(/HTTP\/1\.1 /g)?.length, 1, received);
+      assert.match(received, /\r\nConnection: close\r\n/i);
+      // A request that arrived whole keeps its connection for the next one.
+      const whole = await new Promise<string>((resolve, reject) => {
+        const socket = connect(slowPort, '127.0.0.1', () => socket.write('GET /api/v1/bots.json HTTP/1.1\r\nHost: x\r\n\r\n'));
+        socket.once('data', (chunk) => {
+          resolve(String(chunk));
+          socket.destroy();
+        });
+        socket.on('error', reject);
+      });
+      assert.match(whole, /^HTTP\/1\.1 200 [\s\S]*\r\nConnection: keep-alive\r\n/i);
+    } finally {
+      await slow.close();
+    }
+  });
+
   test('a urn:uuid path id (or any form but the plain 36 characters) is 400 with details, on every path with an id', async () => {
     const urn = `urn:uuid:${fx.projectId}`;
     for (const path of ['topics', 'visibility/timeseries', 'visibility/ranking', 'citations', 'changes', 'traffic']) {

@@ -54,6 +54,8 @@ describe('cached reads: ETag and 304, never a stale number', () => {
     const url = `/api/v1/projects/${fx.projectId}/visibility/timeseries?subjectType=competitor&subjectId=${other.competitorId}`;
     for (let i = 0; i < 2; i++) assert.equal((await ctx.app.inject({ url, headers: bearer(fx.readKey) })).statusCode, 404);
     assert.equal((await ctx.app.inject({ url, headers: { ...bearer(fx.readKey), 'if-none-match': '*' } })).statusCode, 404, '`*` holds no representation where there is none');
+    const refused = await ctx.app.inject({ url, headers: bearer(fx.readKey) });
+    assert.equal(refused.headers.etag, undefined, 'an error names no tag a client could hold');
     const own = await ctx.app.inject({ url: `/api/v1/projects/${fx.projectId}/visibility/ranking`, headers: bearer(fx.readKey) });
     assert.equal(own.statusCode, 200);
     const stranger = await ctx.app.inject({ url: `/api/v1/projects/${fx.projectId}/visibility/ranking`, headers: { ...bearer(other.readKey), 'if-none-match': String(own.headers.etag) } });

@@ -187,6 +187,14 @@ describe('demo data', () => {
       const today = lines.filter((r) => r.ranAt.startsWith('2026-11-22'));
       assert.ok(today.length > 0);
       assert.ok(lines.every((r) => Date.parse(r.ranAt) <= Date.parse(now)), now);
+      const times = today.map((r) => Date.parse(r.ranAt));
+      const noonToday = demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000001', new Date('2026-11-22T12:00:00Z'))
+        .map((l) => JSON.parse(l) as { ranAt: string })
+        .filter((r) => r.ranAt.startsWith('2026-11-22'))
+        .map((r) => Date.parse(r.ranAt));
+      // Compressed into the morning gone by, today's runs keep the order they have at any other time.
+      const order = (ts: number[]) => ts.map((_, i) => i).sort((a, b) => ts[a]! - ts[b]! || a - b);
+      assert.deepEqual(order(times), order(noonToday), now);
       // The same runs as on any other time of the day: ids, and the days before today, unchanged.
       const noon = demoRunLines('6f1d0c2a-7c1e-4f0a-9a51-000000000001', new Date('2026-11-22T12:00:00Z')).map((l) => JSON.parse(l) as { id: string; ranAt: string });
       assert.deepEqual(lines.map((r) => r.id), noon.map((r) => r.id));

@@ -29,6 +29,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (error instanceof RateLimitedError) {
       reply.header('retry-after', String(error.retryAfterSeconds));
     }
+    // A read that failed after naming its body's tag (cached-reply.ts) has no such body: a client
+    // must not hold the tag and be told 304 for an error next time.
+    reply.removeHeader('etag');
     return reply.status(status).type('application/json; charset=utf-8').send(body);
   });
 
@@ -156,7 +159,10 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
         ? 'the request did not arrive in time'
         : 'the request is not valid HTTP';
   const body = JSON.stringify({ error: { code: 'bad_request', message } } satisfies ErrorBody);
-  if (socket.writable) {
+  // Nothing more once a response has begun on the socket (a 401 sent before the body it refused
+  // finished arriving): the connection is only closed.
+  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (socket.writable && !answering?.headersSent) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
     );

@@ -121,10 +121,10 @@ export const TOOLS: Tool[] = [
     scope: 'mcp',
     annotations: READ,
     run: async (context, args) => {
+      const project = await projectFor(context, args.projectId);
       if (args.subjectType === 'competitor' && args.subjectId === undefined) {
         throw new BadRequestError('subjectType=competitor needs subjectId', { subjectId: 'is required when subjectType is competitor' });
       }
-      const project = await projectFor(context, args.projectId);
       const subjects = await listSubjects(context.deps.db, project);
       const wanted = (args.subjectId as string | undefined)?.toLowerCase() ?? project.id;
       const subject = subjects.find((s) => s.subjectId === wanted && (args.subjectType === undefined || s.subjectType === args.subjectType));
