@@ -179,6 +179,12 @@ describe('traffic doors', () => {
         [{ projectId: fx.projectId, url: 'x'.repeat(2001) }, 'url'],
         [{ projectId: fx.projectId, url: 'https://acme.com/', referrer: 'r'.repeat(2001) }, 'referrer'],
         [{ projectId: fx.projectId, url: 'https://acme.com/', sessionId: 's'.repeat(65) }, 'sessionId'],
+        // Fields as typed: a number or a boolean is no page address (it was read as the text "12345").
+        [{ projectId: fx.projectId, url: 12345 }, 'url'],
+        [{ projectId: fx.projectId, url: true }, 'url'],
+        [{ projectId: fx.projectId, url: null }, 'url'],
+        [{ projectId: fx.projectId, url: 'https://acme.com/', referrer: 7 }, 'referrer'],
+        [{ projectId: fx.projectId, url: 'https://acme.com/', sessionId: false }, 'sessionId'],
       ];
       for (const [body, field] of cases) {
         const res = await beacon(body);
@@ -291,7 +297,12 @@ describe('traffic doors', () => {
       assert.deepEqual(one.json().data, { linesRead: 1, crawlerHits: 1, aiVisits: 0, dropped: 0, duplicates: 0 });
       const lines = await ingest([caddy('/json-two', GPTBOT), caddy('/json-three', GPTBOT)].join('\n'), { key, project: project.id, type: 'application/json; charset=utf-8' });
       assert.deepEqual(lines.json().data, { linesRead: 2, crawlerHits: 2, aiVisits: 0, dropped: 0, duplicates: 0 });
-      assert.equal((await ingest('x', { key, project: project.id, type: 'image/png' })).statusCode, 415);
+      const png = await ingest('x', { key, project: project.id, type: 'image/png' });
+      assert.equal(png.statusCode, 415);
+      assert.equal(png.json().error.message, 'unsupported content type; send text/plain (log lines)', 'the 415 names what ingest reads');
+      // What curl sends unless told otherwise (`--data-binary @access.log`) is read as text too.
+      const curl = await ingest(caddy('/json-curl', GPTBOT), { key, project: project.id, type: 'application/x-www-form-urlencoded' });
+      assert.deepEqual(curl.json().data, { linesRead: 1, crawlerHits: 1, aiVisits: 0, dropped: 0, duplicates: 0 });
     });
 
     test('source must be rest or cf-worker (default rest)', async () => {

@@ -22,7 +22,7 @@ const STATUS_TO_CODE: Record<number, ErrorCode> = {
 /** Every failure, whatever raised it, leaves as the error body with the status of its code. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
-    const { status, body } = toErrorResponse(error);
+    const { status, body } = toErrorResponse(error, request.routeOptions.config?.accepts);
     if (status >= 500) {
       request.log.error({ err: error }, 'unexpected error');
     }
@@ -43,7 +43,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 }
 
-export function toErrorResponse(error: FastifyError | AppError): { status: number; body: ErrorBody } {
+/** `accepts`: the media types the route reads, named when a body comes in another (415). */
+export function toErrorResponse(error: FastifyError | AppError, accepts = 'application/json'): { status: number; body: ErrorBody } {
   if (error instanceof AppError) {
     const body: ErrorBody = { error: { code: error.code, message: error.message } };
     if (error.details) body.error.details = error.details;
@@ -68,17 +69,17 @@ export function toErrorResponse(error: FastifyError | AppError): { status: numbe
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const code = STATUS_TO_CODE[status] ?? 'bad_request';
     const finalStatus = code !== 'bad_request' || HTTP_LEVEL_STATUSES.has(status) ? status : 400;
-    return { status: finalStatus, body: { error: { code, message: clientMessage(fastifyError) } } };
+    return { status: finalStatus, body: { error: { code, message: clientMessage(fastifyError, accepts) } } };
   }
   return { status: 500, body: { error: { code: 'internal', message: 'internal server error; retry with backoff' } } };
 }
 
-function clientMessage(error: FastifyError): string {
+function clientMessage(error: FastifyError, accepts: string): string {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'request body is too large';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return `unsupported content type; send application/json`;
+      return `unsupported content type; send ${accepts}`;
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return 'request body is not valid JSON';
@@ -168,4 +169,11 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
     );
   }
   socket.destroy(error);
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The media types a route's body may come in, as a 415 names them (default application/json). */
+    accepts?: string;
+  }
 }

@@ -54,6 +54,7 @@ export async function workManagementRoutes(app: FastifyInstance, deps: WorkDeps)
       '/app/api/projects/:id/runs',
       {
         bodyLimit: RUNS_UPLOAD_LIMIT,
+        config: { accepts: 'JSON Lines (application/x-ndjson or text/plain)' },
         schema: {
           ...MANAGEMENT,
           summary: 'Import run records (JSON Lines, operations.md section 3), as `sightline runs import` does',

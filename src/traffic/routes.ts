@@ -9,6 +9,7 @@ import { Type } from 'typebox';
 import type { DB } from '../db/types.ts';
 import { projectOf } from '../auth/auth-plugin.ts';
 import { resolveRange } from '../analytics/filters.ts';
+import { strictBodies } from '../http/strict-bodies.ts';
 import { BadRequestError, RateLimitedError } from '../http/errors.ts';
 import { bearerSecurity, Envelope, IsoDate, projectErrors, Uuid } from '../http/schemas.ts';
 import { BEACON_SCRIPT } from './beacon-script.ts';
@@ -48,7 +49,7 @@ const beaconErrors = {
 /** What ingest answers besides the authenticated project errors. */
 const ingestErrors = {
   413: errorResponse('the body is over 2 MiB (2,097,152 bytes); nothing is stored'),
-  415: errorResponse('the body is not text/plain (or application/json, application/x-ndjson, application/octet-stream, all read as text)'),
+  415: errorResponse('the body is not text/plain (or application/json, application/x-ndjson, application/octet-stream, application/x-www-form-urlencoded, all read as text)'),
 };
 
 const Crawler = Type.Object({
@@ -120,6 +121,8 @@ export async function publicTrafficRoutes(app: FastifyInstance, deps: Deps): Pro
   // The beacon, in its own context: JSON sent as text/plain (no preflight), a small body, and a
   // rate limit per client address (hashed, never kept in clear).
   await app.register(async (beacon) => {
+    // Fields taken as typed: a number where the page address belongs is refused, not read as text.
+    strictBodies(beacon);
     beacon.removeContentTypeParser('text/plain');
     beacon.addContentTypeParser(['text/plain', 'application/json'], { parseAs: 'string', bodyLimit: 8_192 }, (_request, body, done) => {
       try {
@@ -142,7 +145,7 @@ export async function publicTrafficRoutes(app: FastifyInstance, deps: Deps): Pro
       '/api/beacon',
       {
         // A page address from a browser is taken as web logs are: a NUL becomes U+FFFD (clean-text.ts).
-        config: { ownInputChecks: true },
+        config: { ownInputChecks: true, accepts: 'application/json or text/plain (holding JSON)' },
         schema: {
           summary: 'One AI-referred page view from the snippet (no authentication; the Origin must be the brand site)',
           tags: ['traffic'],
@@ -168,7 +171,8 @@ export async function trafficRoutes(app: FastifyInstance, deps: Deps): Promise<v
   // Log text under any of these types is read as text. JSON too: a body of Caddy lines is JSON Lines,
   // which a JSON parser would refuse (several lines) or turn into an object that is no text (one line).
   app.removeContentTypeParser('application/json');
-  for (const type of ['application/json', 'application/x-ndjson', 'application/octet-stream']) {
+  // And a form's type: what `curl --data-binary @access.log` sends unless told otherwise.
+  for (const type of ['application/json', 'application/x-ndjson', 'application/octet-stream', 'application/x-www-form-urlencoded']) {
     app.addContentTypeParser(type, { parseAs: 'string', bodyLimit: INGEST_BODY_LIMIT }, (_request, body, done) => done(null, body));
   }
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -177,7 +181,7 @@ export async function trafficRoutes(app: FastifyInstance, deps: Deps): Promise<v
     '/api/ingest/:projectId',
     {
       bodyLimit: INGEST_BODY_LIMIT,
-      config: { scope: 'ingest', projectParam: 'projectId' },
+      config: { scope: 'ingest', projectParam: 'projectId', accepts: 'text/plain (log lines)' },
       schema: {
         summary: 'Server-log ingest: AI crawler hits and AI-referred visits from raw log lines',
         description:
