@@ -70,6 +70,13 @@ const honest: Handler = (req, res) => {
       return res.writeHead(302, { location: '/loop' }).end();
     case '/deep/retired-page':
       return res.writeHead(301, { location: '/' }).end();
+    case '/deep/to-language-root':
+      return res.writeHead(301, { location: '/en-us/' }).end();
+    case '/deep/to-short-page':
+      return res.writeHead(301, { location: '/ok' }).end();
+    case '/en-us/':
+    case '/ok':
+      return html(res, `<h1>Acme ${path}</h1><p>${words(path)}</p>`);
     case '/ranged': {
       if (req.method === 'GET') ranges.push(req.headers.range);
       const body = `<html><head><title>Ranged</title></head><body><p>${words('ranged', 200)}</p></body></html>`;
@@ -150,6 +157,9 @@ describe('checkUrl against an honest site', async () => {
   test('a deep path redirected to / -> gone redirect_home; the home page itself is ok', async () => {
     assert.deepEqual(await s.check('/deep/retired-page'), { kind: 'gone', status: 200, finalUrl: `${s.base}/`, why: 'redirect_home' });
     assert.equal((await s.check('/')).kind, 'ok');
+    // A language root is the home page in a language; a short path that names no language is a page.
+    assert.deepEqual(await s.check('/deep/to-language-root'), { kind: 'gone', status: 200, finalUrl: `${s.base}/en-us/`, why: 'redirect_home' });
+    assert.deepEqual(await s.check('/deep/to-short-page'), { kind: 'ok', status: 200, finalUrl: `${s.base}/ok`, permanentRedirect: true, toHome: false });
   });
   test('401, 403, 429 -> inconclusive with the status', async () => {
     assert.deepEqual(await s.check('/401'), { kind: 'inconclusive', why: 'auth_required', status: 401 });

@@ -190,10 +190,15 @@ function isHtml(contentType: string | undefined): boolean {
 /** The root of a site: `/` or `/index.html` and kin. */
 const ROOT_PATH = /^\/(?:index\.(?:html?|php|aspx?))?$/i;
 /** Where a site sends what it has lost: its root, `/home`, or a language root such as `/en/` or `/en-us`. */
-const HOME_PATH = /^\/(?:index\.(?:html?|php|aspx?)|home\/?|[a-z]{2}(?:[-_][a-z]{2,4})?\/?)?$/i;
+const HOME_PATH = /^\/(?:index\.(?:html?|php|aspx?)|home\/?)?$/i;
+const LANGUAGE_ROOT = /^\/([a-z]{2})(?:[-_][a-z]{2,4})?\/?$/i;
+/** Names languages by their ISO 639-1 codes; undefined for two letters that are none (`/ok`, `/go`, `/ai`). */
+const LANGUAGES = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
 
 function isHome(url: URL): boolean {
-  return HOME_PATH.test(url.pathname) && url.search === '';
+  if (url.search !== '') return false;
+  const language = LANGUAGE_ROOT.exec(url.pathname)?.[1];
+  return HOME_PATH.test(url.pathname) || (language !== undefined && LANGUAGES.of(language.toLowerCase()) !== undefined);
 }
 
 /** A page below the root: another path (`/ai` included: only where a redirect lands is read as a language root), or a query (`/?p=123`). */
