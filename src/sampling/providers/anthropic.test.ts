@@ -125,6 +125,15 @@ describe('an answer', () => {
     assert.deepEqual(capture.sources, []);
     assert.deepEqual(capture.fanOutQueries, ['best crm']);
   });
+
+  test('a search that failed for a while (rate limited, unavailable) and found nothing fails the check, answer or not: it is tried again', async () => {
+    for (const [code, expected] of [['too_many_requests', 'rate_limited'], ['unavailable', 'server_error']] as const) {
+      fake.replies.push({ json: message([search('srvtoolu_01', 'best crm'), searchError('srvtoolu_01', code), { type: 'text', text: 'I could not search; from memory, HubSpot.' }]) });
+      const e = await failure(check());
+      assert.equal(e.failure, expected, e.message);
+      assert.equal(e.retryable, true);
+    }
+  });
 });
 
 describe('pause_turn', () => {

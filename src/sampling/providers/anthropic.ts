@@ -78,10 +78,12 @@ export function readMessageReply(body: unknown): MessageReply {
  * a blank line. Citations: the text blocks' `web_search_result_location` URLs in order; sources:
  * every `web_search_result` URL in order; fan-out: each `web_search` call's query; each once.
  *
- * Refused: `stop_reason` "refusal", or no text. A search error is not a failure while an answer
- * came; without one, a search that was rate limited (`too_many_requests`) is rate_limited and a
- * search service that was down (`unavailable`) is server_error, both worth another try; any other
- * search error (max_uses_exceeded, query_too_long, ...) ends as refused.
+ * Refused: `stop_reason` "refusal", or no text. A search that was rate limited
+ * (`too_many_requests`) is rate_limited and a search service that was down (`unavailable`) is
+ * server_error, both worth another try, when no search of the turn brought a result, answer text
+ * or not: an answer written without the search it asked for is not the engine's grounded answer,
+ * and would count brands it could not find as not mentioned. Any other search error
+ * (max_uses_exceeded, query_too_long, ...) leaves an answer as it came, and without one ends as refused.
  */
 export function captureFromContent(content: unknown[], stopReason: string | undefined, model: string): Capture {
   if (stopReason === 'refusal') throw new ProviderError('refused', 'Claude refused to answer (stop_reason "refusal")', { status: 200 });
@@ -109,11 +111,12 @@ export function captureFromContent(content: unknown[], stopReason: string | unde
     .map((texts) => texts.join('').trim())
     .filter((text) => text !== '')
     .join('\n\n');
-  if (answer === '') {
-    const failure: ProviderFailure = searchErrors.includes('too_many_requests') ? 'rate_limited' : searchErrors.includes('unavailable') ? 'server_error' : 'refused';
-    const why = searchErrors.length > 0 ? ` (web search failed: ${uniqueInOrder(searchErrors).join(', ')})` : '';
-    throw new ProviderError(failure, `Claude returned no answer text${why}`, { status: 200 });
+  const transient: ProviderFailure | undefined = searchErrors.includes('too_many_requests') ? 'rate_limited' : searchErrors.includes('unavailable') ? 'server_error' : undefined;
+  const why = searchErrors.length > 0 ? ` (web search failed: ${uniqueInOrder(searchErrors).join(', ')})` : '';
+  if (transient !== undefined && sources.length === 0) {
+    throw new ProviderError(transient, `Claude's web search failed and found nothing${answer === '' ? ', and it returned no answer text' : ': the answer is not grounded'}${why}`, { status: 200 });
   }
+  if (answer === '') throw new ProviderError('refused', `Claude returned no answer text${why}`, { status: 200 });
   return {
     outcome: 'ok',
     answer,
