@@ -52,6 +52,8 @@ export interface AppOptions {
   slowRequestMs?: number | undefined;
   /** The engines whose provider has a key (a prompt naming no engine is checked on these). */
   configuredEngines?: readonly EngineKey[] | undefined;
+  /** How the service names itself to webhooks (configuredUserAgent); else by its public address or localhost. */
+  userAgent?: string | undefined;
   /** SIGHTLINE_RESOLVE, for the webhooks the app adds (checked by the guarded client). */
   resolve?: ResolveMap | undefined;
   /** What MCP's sample_now (without dryRun) queues with and verify_now checks with; absent: they plan and report only. */
@@ -87,7 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const cache = options.redis ? layeredCache(near, redisCache(options.redis)) : near;
   const deps = { db: options.db, now: options.now ?? (() => new Date()), redis: options.redis, publicUrl: options.publicUrl, cache, engineIds, configuredEngines: options.configuredEngines ?? [] };
 
-  const webhookOutbound = createOutbound({ userAgent: serviceUserAgent(options.publicUrl ?? 'http://localhost'), resolve: options.resolve });
+  const webhookOutbound = createOutbound({ userAgent: options.userAgent ?? serviceUserAgent(options.publicUrl ?? 'http://localhost'), resolve: options.resolve });
   app.addHook('onClose', () => webhookOutbound.close());
 
   installErrorHandling(app);

@@ -7,7 +7,7 @@ import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { seedDemoIfEmpty } from './demo/seed-demo.ts';
 import { createOutbound } from './outbound/outbound.ts';
-import { serviceUserAgent } from './outbound/user-agent.ts';
+import { configuredUserAgent } from './outbound/user-agent.ts';
 import { startWorkers } from './workers/start-workers.ts';
 import { createChecker } from './verification/checker.ts';
 import { dnsHealth } from './verification/dns-health.ts';
@@ -36,7 +36,7 @@ export async function startServer(config: Config, print: (line: string) => void 
     }
     redis = config.redisUrl ? await openRedis(config.redisUrl) : undefined;
     // Outbound clients: the public address may not be known before listening, so the user agent names the configured one.
-    const userAgent = serviceUserAgent(config.publicUrl ?? `http://${config.host}:${config.port}`);
+    const userAgent = configuredUserAgent(config);
     const outbound = createOutbound({ userAgent, resolve: config.resolve });
     // Provider calls get their own client: the base URLs the operator configured may be private (a gateway, a local fake); webhooks' may not.
     const providerOutbound = createOutbound({ userAgent, resolve: config.resolve, trusted: providerOrigins(config.sampling.providers) });
@@ -50,6 +50,7 @@ export async function startServer(config: Config, print: (line: string) => void 
       slowRequestMs: config.slowRequestMs,
       configuredEngines: configuredEngines(config.sampling.providers),
       resolve: config.resolve,
+      userAgent,
       sampler: { ...sampling, db: database.db },
       verifier: { ...verification, db: database.db },
       importBatch: config.importBatch,

@@ -1,7 +1,7 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createOutbound } from '../outbound/outbound.ts';
-import { serviceUserAgent } from '../outbound/user-agent.ts';
+import { configuredUserAgent } from '../outbound/user-agent.ts';
 import { createApiKey } from '../auth/create-api-key.ts';
 import { revokeApiKey } from '../auth/revoke-api-key.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -258,7 +258,7 @@ export const COMMANDS: Record<string, Command> = {
     options: { workspace: { type: 'string' }, url: { type: 'string' } },
     required: ['workspace', 'url'],
     run: async ({ db, config, values }) => {
-      const outbound = createOutbound({ userAgent: serviceUserAgent(config.publicUrl ?? 'http://localhost'), resolve: config.resolve });
+      const outbound = createOutbound({ userAgent: configuredUserAgent(config), resolve: config.resolve });
       const hook = await addWebhook(db, outbound, uuidFlag('workspace', str(values, 'workspace')!), str(values, 'url')!).finally(() => outbound.close());
       return {
         json: hook,

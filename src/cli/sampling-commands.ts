@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { createOutbound } from '../outbound/outbound.ts';
-import { serviceUserAgent } from '../outbound/user-agent.ts';
+import { configuredUserAgent } from '../outbound/user-agent.ts';
 import { addPrompt } from '../prompts/add-prompt.ts';
 import { estimatePrompts } from '../prompts/estimate-prompts.ts';
 import { listPrompts, type PromptView } from '../prompts/list-prompts.ts';
@@ -113,7 +113,7 @@ export const SAMPLING_COMMANDS: Record<string, Command> = {
     required: ['project'],
     run: async ({ db, config, values }) => {
       const outbound = createOutbound({
-        userAgent: serviceUserAgent(config.publicUrl ?? 'http://localhost'),
+        userAgent: configuredUserAgent(config),
         resolve: config.resolve,
         trusted: providerOrigins(config.sampling.providers),
       });
@@ -139,7 +139,7 @@ export const SAMPLING_COMMANDS: Record<string, Command> = {
     options: { project: { type: 'string' }, wait: { type: 'boolean' } },
     required: ['project'],
     run: async ({ db, config, values }) => {
-      const outbound = createOutbound({ userAgent: serviceUserAgent(config.publicUrl ?? 'http://localhost'), resolve: config.resolve });
+      const outbound = createOutbound({ userAgent: configuredUserAgent(config), resolve: config.resolve });
       try {
         const result = await verifyNow(
           { db, check: createChecker(outbound), dnsWorks: dnsHealth(outbound), now: () => new Date(), recheckDays: config.verification.recheckDays, concurrency: config.verification.concurrency, onError: (error) => console.error(error) },
@@ -160,8 +160,8 @@ export const SAMPLING_COMMANDS: Record<string, Command> = {
     name: 'mcp',
     options: {},
     run: async ({ db, config }) => {
-      const providerOutbound = createOutbound({ userAgent: serviceUserAgent(config.publicUrl ?? 'http://localhost'), resolve: config.resolve, trusted: providerOrigins(config.sampling.providers) });
-      const outbound = createOutbound({ userAgent: serviceUserAgent(config.publicUrl ?? 'http://localhost'), resolve: config.resolve });
+      const providerOutbound = createOutbound({ userAgent: configuredUserAgent(config), resolve: config.resolve, trusted: providerOrigins(config.sampling.providers) });
+      const outbound = createOutbound({ userAgent: configuredUserAgent(config), resolve: config.resolve });
       const engineIds = new Set((await db.selectFrom('engines').select('id').execute()).map((e) => e.id));
       try {
         await serveMcpOverStdio(
