@@ -95,6 +95,41 @@ describe('the numbers under real operations', () => {
     assert.equal(brandPoint.shareOfVoice, 76.92);
   });
 
+  // Every number traced to the runs behind it (operations.md section 6): a competitor added later
+  // has a sample the runs alone did not show (which runs tracked it), so its n could not be recomputed.
+  test('a competitor added later: each run says whether it tracked it, and its n, mentions and visibility are recomputed from the runs', async () => {
+    const fx = await brand();
+    await importRuns(database.db, fx.projectId, [...day(DAYS[0]!, 10, 4, true), ...day(DAYS[0]!, 8, 3, false), ...day(DAYS[1]!, 6, 2, false)]);
+    const { id: hooli } = await addCompetitor(database.db, fx.projectId, { name: 'Hooli', domain: 'hooli.xyz' });
+    await importRuns(database.db, fx.projectId, [...day(DAYS[1]!, 12, 5, false), ...day(DAYS[2]!, 9, 9, true)]);
+
+    const range = `from=${DAYS[0]}&to=${DAYS[2]}`;
+    const runs: { id: string; day: string; status: string; mentions: { subjectId: string }[]; untrackedSubjectIds: string[] }[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await get(fx, `runs?${range}&limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+      runs.push(...page.runs);
+      cursor = page.nextCursor;
+    } while (cursor);
+    assert.equal(runs.length, 45);
+    const tracked = runs.filter((r) => r.status === 'ok' && !r.untrackedSubjectIds.includes(hooli));
+    // Before it: the 10 with answer text were searched (tracked), the 14 without were not.
+    assert.equal(runs.filter((r) => r.untrackedSubjectIds.includes(hooli)).length, 14);
+    assert.ok(runs.every((r) => r.untrackedSubjectIds.every((id) => id === hooli)), 'only the later competitor is ever untracked');
+    const series = (await get(fx, `visibility/timeseries?${range}&subjectType=competitor&subjectId=${hooli}`)).series;
+    for (const point of series) {
+      const sample = tracked.filter((r) => r.day === point.day);
+      const named = sample.filter((r) => r.mentions.some((m) => m.subjectId === hooli));
+      assert.deepEqual([point.sampleSize, point.mentionRuns], [sample.length, named.length], point.day);
+    }
+    assert.deepEqual(series.map((p: { sampleSize: number }) => p.sampleSize), [10, 12, 9]);
+    const row = (await get(fx, `visibility/ranking?${range}`)).rows.find((r: { subjectId: string }) => r.subjectId === hooli);
+    assert.equal(row.sampleSize, tracked.length);
+    // One run alone says the same.
+    const before = runs.find((r) => r.day === DAYS[1] && r.untrackedSubjectIds.includes(hooli))!;
+    assert.deepEqual((await get(fx, `runs/${before.id}`)).untrackedSubjectIds, [hooli]);
+  });
+
   // One bad line aborted a whole import (a NUL, a value out of range, an absurd date: 500).
   test('one bad line is rejected with its line number; the rest imports', async () => {
     const fx = await createFixture(database.db);

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { SubjectRow } from '../analytics/list-subjects.ts';
-import { RUN_COLUMNS, summaryOf, type RunSummary } from './list-runs.ts';
+import { RUN_COLUMNS, summaryOf, UNTRACKED, type RunSummary } from './list-runs.ts';
 
 export interface RunDetail extends RunSummary {
   answer: string | null;
@@ -25,6 +25,7 @@ export async function getRun(db: Kysely<DB>, projectId: string, runId: string, s
     .innerJoin('prompts as p', (join) => join.onRef('p.project_id', '=', 'r.project_id').onRef('p.id', '=', 'r.prompt_id'))
     .innerJoin('engines as e', 'e.id', 'r.engine_id')
     .select([...RUN_COLUMNS, 'r.answer', 'r.source_urls', 'r.fan_out_queries', 'r.latency_ms', 'r.cost_usd', 'r.reason'])
+    .select(UNTRACKED)
     .select(sql<string>`r.day::text`.as('day'))
     .where('r.project_id', '=', projectId)
     .where('r.id', '=', runId)

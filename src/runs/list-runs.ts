@@ -36,6 +36,8 @@ export interface RunSummary {
   surface: 'api' | 'serp' | null;
   /** The scorer of the mentions' sentiment, where the service scored them. */
   sentimentMethod: string | null;
+  /** Competitors this run did not track (UNTRACKED): it is outside their samples. */
+  untrackedSubjectIds: string[];
 }
 
 /** A run time as PostgreSQL prints it (microseconds kept, so a page boundary is exact). */
@@ -57,6 +59,22 @@ export function decodeCursor(cursor: string): { day: string; ranAt: string; id: 
   }
   return { day: day!, ranAt: ranAt!, id: id! };
 }
+
+/**
+ * The competitors a run did not track: added after it was recorded (times compared in SQL, to the
+ * microsecond), and not searched for in its answer by their backfill (a completed run with answer
+ * text is, once the backfill has passed it). The run is outside their samples, so a competitor's
+ * `sampleSize` is the completed runs of its cell without it in this list (operations.md section 6:
+ * every number traced to the runs behind it).
+ */
+export const UNTRACKED = sql<string[]>`array(
+    select c.id from competitors c
+    where c.project_id = r.project_id and c.created_at > r.created_at
+      and not exists (
+        select 1 from subject_backfills b
+        where b.project_id = r.project_id and b.subject_id = c.id and r.status = 'ok' and r.answer is not null
+          and r.created_at < b.until and (b.done_at is not null or r.id <= b.after_run_id))
+    order by c.created_at, c.id)`.as('untracked_subject_ids');
 
 /** Columns of a run a listing shows, and the names they need. */
 export const RUN_COLUMNS = [
@@ -105,6 +123,7 @@ type RunRow = {
   model: string | null;
   surface: 'api' | 'serp' | null;
   sentiment_method: string | null;
+  untracked_subject_ids: string[];
 };
 
 /** A run row as the listing shows it, its mentions named. */
@@ -132,6 +151,7 @@ export function summaryOf(row: RunRow, subjects: readonly SubjectRow[]): RunSumm
     model: row.model,
     surface: row.surface,
     sentimentMethod: row.sentiment_method,
+    untrackedSubjectIds: row.untracked_subject_ids,
   };
 }
 
@@ -152,6 +172,7 @@ export async function listRuns(
     .innerJoin('prompts as p', (join) => join.onRef('p.project_id', '=', 'r.project_id').onRef('p.id', '=', 'r.prompt_id'))
     .innerJoin('engines as e', 'e.id', 'r.engine_id')
     .select([...RUN_COLUMNS])
+    .select(UNTRACKED)
     .select(sql<string>`r.day::text`.as('day'))
     .select(sql<string>`r.ran_at::text`.as('ran_at_text'))
     .where('r.project_id', '=', f.projectId)

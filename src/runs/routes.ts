@@ -39,6 +39,10 @@ const summaryFields = {
   model: Nullable(Type.String()),
   surface: Nullable(enumOf(['api', 'serp'])),
   sentimentMethod: Nullable(Type.String({ description: "the scorer of the mentions' sentiment where the service scored them (lexicon:... or llm:<model>)" })),
+  untrackedSubjectIds: Type.Array(Uuid, {
+    description:
+      "competitors this run did not track: added after it was recorded and not found by a search of its answer text. The run is outside their samples: a competitor's sampleSize counts the completed runs without it here",
+  }),
 };
 
 const RunSummary = Type.Object(summaryFields, { title: 'RunSummary' });
