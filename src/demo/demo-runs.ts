@@ -26,7 +26,7 @@ export function demoRunLines(projectId: string, now: Date): string[] {
     const day = addDays(start, d);
     if (d === 5) continue; // not sampled
     const thin = d === 9 || d === 16; // under the minimum: a handful of runs
-    const brandRate = d >= 20 ? 0.72 : 0.22; // the significant change
+    const brandRate = d >= CHANGE_DAY ? 0.72 : 0.22; // the significant change
     let runsToday = 0;
     for (const engine of ENGINE_KEYS) {
       for (const prompt of PROMPTS) {
@@ -55,7 +55,11 @@ export function demoRunLines(projectId: string, now: Date): string[] {
               ['Initech', 0.27],
               ['Umbrella', 0.15],
             ];
-            const named = rates.filter(([, p]) => random() < p).map(([subject]) => subject);
+            // Every subject's draw is taken (the other days' numbers do not depend on what follows),
+            // but on the two days of the change the brand's share is spread evenly over the day's runs:
+            // the rise is there whatever the seed, not only for most of them.
+            const even = d === CHANGE_DAY - 1 || d === CHANGE_DAY;
+            const named = rates.map(([subject, p]) => ({ subject, p, draw: random() })).filter(({ subject, p, draw }) => (even && subject === 'Acme CRM' ? evenDraw(runsToday) : draw) < p).map(({ subject }) => subject);
             shuffle(named, random);
             record.mentions = named.map((subject, i) => {
               const m: Record<string, unknown> = { subject, position: i + 1, count: 1 + Math.floor(random() * 3) };
@@ -101,6 +105,12 @@ export function demoProvenance(record: RunRecord): RunProvenance {
 }
 
 const DAY_MS = 86_400_000;
+
+/** The day (0-27) the brand's visibility rises: eight days before today. */
+const CHANGE_DAY = 20;
+
+/** The k-th point of the golden-ratio sequence in [0, 1): evenly spread, so a day's share is its rate within a run or two. */
+const evenDraw = (k: number) => (k * 0.6180339887498949) % 1;
 
 /** A run's time: `minuteOfDay` on `day`, or on today, the same share of the part of the day before `now`. */
 function ranAt(day: string, minuteOfDay: number, now: Date | undefined): string {
