@@ -32,20 +32,36 @@ export async function openTestDatabase(): Promise<Database> {
  * database is made beside DATABASE_URL's.
  */
 export async function openPrivateTestDatabase(options: { blank?: boolean } = {}): Promise<Database> {
+  const own = await privateDatabaseUrl();
+  if (!own) return openEmbeddedTestDatabase(4, options);
+  const database = openPostgres(own.url, 4);
+  if (!options.blank) await migrateToLatest(database.db);
+  return {
+    ...database,
+    async close() {
+      await database.close();
+      await own.drop();
+    },
+  };
+}
+
+/**
+ * On a server (DATABASE_URL), a new empty database of its own and how to drop it; undefined on the
+ * embedded one (each suite's data directory is its own already). For suites of processes whose
+ * work other suites' servers would take (their workers claim every project's due checks).
+ */
+export async function privateDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
   const url = process.env.DATABASE_URL;
-  if (!url) return openEmbeddedTestDatabase(4, options);
+  if (!url) return undefined;
   const name = `sightline_private_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`create database ${admin.escapeIdentifier(name)}`).finally(() => admin.end());
   const target = new URL(url);
   target.pathname = `/${name}`;
-  const database = openPostgres(target.href, 4);
-  if (!options.blank) await migrateToLatest(database.db);
   return {
-    ...database,
-    async close() {
-      await database.close();
+    url: target.href,
+    async drop() {
       const dropper = new pg.Client({ connectionString: url });
       await dropper.connect();
       await dropper.query(`drop database if exists ${dropper.escapeIdentifier(name)} with (force)`).finally(() => dropper.end());

@@ -3,6 +3,7 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { cliEnv, json, run, scratchDataDir, startServer, stopServer, type ServerProcess } from './processes.ts';
 import { startFakeProvider, type FakeProvider } from './fakes/fake-provider.ts';
+import { privateDatabaseUrl } from './helpers.ts';
 
 /**
  * From `prompt add` to the ranking endpoint, as an operator runs it: the CLI and the server as
@@ -14,6 +15,7 @@ describe('sampling end to end: prompt add, sample, the numbers', () => {
   let env: NodeJS.ProcessEnv;
   let serp: FakeProvider;
   let server: ServerProcess | undefined;
+  let own: Awaited<ReturnType<typeof privateDatabaseUrl>>;
 
   before(async () => {
     serp = await startFakeProvider('127.0.0.1', (request) => {
@@ -30,11 +32,15 @@ describe('sampling end to end: prompt add, sample, the numbers', () => {
       };
     });
     dataDir = scratchDataDir('sampling-e2e');
-    env = { ...cliEnv(dataDir, { server: true }), SERPAPI_API_KEY: 'serp-test-key', SERPAPI_BASE_URL: serp.origin };
+    // On a server, a database of its own: another suite's server samples every project's due checks
+    // with its own fake provider (this suite's "no overview" check came back answered).
+    own = await privateDatabaseUrl();
+    env = { ...cliEnv(dataDir, { server: true }), ...(own ? { DATABASE_URL: own.url } : {}), SERPAPI_API_KEY: 'serp-test-key', SERPAPI_BASE_URL: serp.origin };
   });
   after(async () => {
     if (server) await stopServer(server.child);
     await serp.close();
+    await own?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
