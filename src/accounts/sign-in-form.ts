@@ -65,7 +65,8 @@ export function refusedFormSignIn(error: FastifyError, request: FastifyRequest, 
   const status = error.statusCode ?? 500;
   const reason: SignInRefusal | undefined = status === 401 ? 'wrong' : status === 429 ? 'busy' : status === 403 ? 'refused' : status === 400 || status === 413 || status === 415 ? 'invalid' : undefined;
   if (reason === undefined) throw error;
-  const url = appPath(typeof (request.body as { next?: unknown } | undefined)?.next === 'string' ? (request.body as { next: string }).next : undefined);
+  const next = (request.body as { next?: unknown } | undefined)?.next;
+  const url = appPath(typeof next === 'string' ? next : undefined);
   url.searchParams.set('signIn', reason);
   if (error instanceof RateLimitedError) url.searchParams.set('retry', String(error.retryAfterSeconds));
   return seeOther(reply, relative(url));

@@ -73,7 +73,7 @@ export const UNTRACKED = sql<string[]>`array(
       and not exists (
         select 1 from subject_backfills b
         where b.project_id = r.project_id and b.subject_id = c.id and r.status = 'ok' and r.answer is not null
-          and r.created_at < b.until and (b.done_at is not null or r.id <= b.after_run_id))
+          and (b.done_at is not null or r.id <= b.after_run_id))
     order by c.created_at, c.id)`.as('untracked_subject_ids');
 
 /** Columns of a run a listing shows, and the names they need. */

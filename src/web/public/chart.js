@@ -7,6 +7,8 @@
 // - the brand's Wilson 95% band runs ciLow..ciHigh over each stretch of sampled days;
 // - visibility change events are marked at their day, their summary in a tooltip (and focusable).
 
+import { formatDay, pct } from './ui.js';
+
 const NS = 'http://www.w3.org/2000/svg';
 
 /** Colours for subjects without one (each at least 3:1 against white, as lines and points need). */
@@ -33,11 +35,7 @@ export function plottedValue(point) {
   return (100 * point.mentionRuns) / point.sampleSize;
 }
 
-export function formatDay(day, options = { month: 'short', day: 'numeric' }) {
-  return new Date(`${day}T00:00:00Z`).toLocaleDateString('en', { ...options, timeZone: 'UTC' });
-}
-
-const pct = (n) => `${n.toFixed(2)}%`;
+export { formatDay };
 
 function pointLabel(name, point) {
   const when = formatDay(point.day, { year: 'numeric', month: 'short', day: 'numeric' });
